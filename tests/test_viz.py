@@ -1,0 +1,56 @@
+"""engine.viz.draw: the structure of the drawn graph, its options, and rendering with the available dot."""
+import numpy as np
+
+from engine.nn import MLP, cross_entropy
+from engine.tensor import Tensor, topological_order
+from engine.viz import draw, use_available_dot
+
+
+def neuron():
+    x, w, b = Tensor(0.5), Tensor(-2.0), Tensor(1.5)
+    return x, w, b, (w * x + b).tanh()
+
+
+def test_one_box_per_tensor_one_ellipse_per_op_edges_in_data_flow_direction():
+    x, w, b, L = neuron()
+    source = draw(L, names={"x": x, "w": w, "b": b, "L": L}).source
+    assert source.count("shape=box") == 6 and source.count("shape=ellipse") == 3
+    assert source.count("->") == 8
+    # data flows from each input box into its op, and from the op into its result's box
+    assert "o5 -> t5" in source and "t4 -> o5" in source and "t5 -> o5" not in source
+
+
+def test_labels_values_grads_and_order():
+    x, w, b, L = neuron()
+    source = draw(L, names={"w": w}, values=True, grads=True, order=True).source
+    assert "grad 0.3932" in source            # dL/dw = x (1 - tanh² 0.5)
+    assert "value -2" in source and "backward visits #1" in source
+    assert source.count("backward visits #") == 6
+
+
+def test_constants_collapse_depth_and_layout():
+    X = np.ones((5, 2))
+    net = MLP([2, 8, 8, 8, 3], seed=0)
+    loss = cross_entropy(net(X), [0, 1, 2, 0, 1])
+    full = draw(loss).source
+    assert "constant" in full and "5x2" in full
+    folded = draw(loss, collapse_leaves=True).source
+    assert folded.count("shape=box") == full.count("shape=box") - len(net.params)
+    cut = draw(loss, max_depth=3).source
+    assert "..." in cut and cut.count("shape=ellipse") < full.count("shape=ellipse")
+    assert "rankdir=LR" in draw(loss, rankdir="LR").source
+
+
+def test_draw_does_not_change_the_graph_or_gradients():
+    x, w, b, L = neuron()
+    before = [id(n) for n in topological_order(L)]
+    draw(L, grads=True)
+    assert [id(n) for n in topological_order(L)] == before
+    assert not w.grad.any()
+
+
+def test_renders_svg_with_the_available_layout_program():
+    assert use_available_dot() is not None, "neither a system dot nor graphviz-pure is installed"
+    x, w, b, L = neuron()
+    svg = draw(L).pipe(format="svg").decode()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and svg.count("class=\"node\"") == 6 + 3
