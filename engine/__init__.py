@@ -9,4 +9,4 @@ needs graphviz).
 from .check import gradcheck, numerical_gradient
 from .nn import MLP, cross_entropy
 from .optim import SGD, Adam
-from .tensor import Op, Tensor, backpropagate, no_grad, topological_order
+from .tensor import Op, Tensor, backpropagate, grad, hvp, jvp, no_grad, topological_order
