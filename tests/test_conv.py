@@ -1,0 +1,81 @@
+"""conv2d and max_pool2d against PyTorch and central differences, across shapes, strides and paddings."""
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import numerical_gradient
+from engine.check import CONVOLUTION_CASES, finite_difference_error, second_order_torch_error, torch_error
+from engine.nn import conv2d, max_pool2d
+from engine.tensor import Tensor
+
+
+@settings(max_examples=30)
+@given(n=st.integers(1, 2), c=st.integers(1, 3), o=st.integers(1, 3), h=st.integers(3, 7), w=st.integers(3, 7),
+       kh=st.integers(1, 3), kw=st.integers(1, 3), stride=st.sampled_from([1, 2]),
+       padding=st.sampled_from([0, 1]), bias=st.booleans(), seed=st.integers(0, 2**16))
+def test_conv2d_matches_torch(n, c, o, h, w, kh, kw, stride, padding, bias, seed):
+    rng = np.random.default_rng(seed)
+    x0, w0, b0 = rng.normal(size=(n, c, h, w)), rng.normal(size=(o, c, kh, kw)), rng.normal(size=o)
+    x, weight, b = Tensor(x0), Tensor(w0), Tensor(b0)
+    out = conv2d(x, weight, b if bias else None, stride=stride, padding=padding)
+    G = rng.normal(size=out.shape)
+    (out * G).sum().backward()
+    xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x0, w0, b0))
+    out_t = torch.nn.functional.conv2d(xt, wt, bt if bias else None, stride=stride, padding=padding)
+    (out_t * torch.tensor(G)).sum().backward()
+    np.testing.assert_allclose(out.data, out_t.detach().numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(x.grad, xt.grad.numpy(), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(weight.grad, wt.grad.numpy(), rtol=0, atol=1e-9)
+    if bias:
+        np.testing.assert_allclose(b.grad, bt.grad.numpy(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+@pytest.mark.parametrize("padding", [0, 1])
+def test_conv2d_against_finite_differences(stride, padding):
+    rng = np.random.default_rng(stride * 10 + padding)
+    x0, w0, b0 = rng.normal(size=(2, 2, 5, 6)), rng.normal(size=(3, 2, 3, 2)), rng.normal(size=3)
+    G = rng.normal(size=conv2d(Tensor(x0), Tensor(w0), stride=stride, padding=padding).shape)
+    x, w, b = Tensor(x0), Tensor(w0), Tensor(b0)
+    (conv2d(x, w, b, stride=stride, padding=padding) * G).sum().backward()
+    for t, index in ((x, 0), (w, 1), (b, 2)):
+        def projected(v, index=index):
+            args = [x0, w0, b0]
+            args[index] = v
+            return (conv2d(Tensor(args[0]), Tensor(args[1]), Tensor(args[2]), stride=stride, padding=padding) * G).sum()
+        np.testing.assert_allclose(t.grad, numerical_gradient(projected, [x0, w0, b0][index]), rtol=1e-7, atol=1e-8)
+
+
+@settings(max_examples=20)
+@given(n=st.integers(1, 2), c=st.integers(1, 3), h=st.sampled_from([2, 4, 6]), w=st.sampled_from([2, 4, 8]),
+       seed=st.integers(0, 2**16))
+def test_max_pool2d_matches_torch(n, c, h, w, seed):
+    x0 = np.random.default_rng(seed).normal(size=(n, c, h, w))
+    x = Tensor(x0)
+    out = max_pool2d(x, 2)
+    G = np.random.default_rng(seed + 1).normal(size=out.shape)
+    (out * G).sum().backward()
+    xt = torch.tensor(x0, requires_grad=True)
+    out_t = torch.nn.functional.max_pool2d(xt, 2)
+    (out_t * torch.tensor(G)).sum().backward()
+    np.testing.assert_array_equal(out.data, out_t.detach().numpy())
+    np.testing.assert_allclose(x.grad, xt.grad.numpy(), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("case", CONVOLUTION_CASES, ids=lambda c: c.name)
+def test_convolution_cases_in_every_column(case):
+    for shapes in case.shapes:
+        assert finite_difference_error(case, shapes) < 1e-8
+        assert torch_error(case, shapes) <= 1e-14
+        assert second_order_torch_error(case, shapes) <= 1e-14
+
+
+def test_bad_shapes_are_named():
+    with pytest.raises(ValueError, match=r"\(1, 3, 5, 5\) and \(2, 2, 3, 3\)"):
+        conv2d(Tensor(np.ones((1, 3, 5, 5))), Tensor(np.ones((2, 2, 3, 3))))
+    with pytest.raises(ValueError, match="does not fit"):
+        conv2d(Tensor(np.ones((1, 1, 2, 2))), Tensor(np.ones((1, 1, 3, 3))))
+    with pytest.raises(ValueError, match=r"divisible by 2, got shape \(1, 1, 3, 4\)"):
+        max_pool2d(Tensor(np.ones((1, 1, 3, 4))))
