@@ -16,10 +16,22 @@ log_softmax = Op("log_softmax", log_softmax_forward,
                  lambda g, out, x: g - exp(out) * g.sum(axis=-1, keepdims=True))  # g - softmax Σg
 
 
+def cross_entropy_forward(logits, targets):
+    """Mean over the batch of -log softmax(logits)[target]."""
+    return -log_softmax_forward(logits)[np.arange(len(targets)), targets].mean()
+
+
+def cross_entropy_vjp(g, out, logits, targets):
+    one_hot = np.eye(logits.shape[-1])[targets]
+    return (exp(log_softmax(logits)) - one_hot) * (g / len(targets))   # (softmax - one-hot) / n
+
+
+cross_entropy_op = Op("cross_entropy", cross_entropy_forward, cross_entropy_vjp)
+
+
 def cross_entropy(logits, targets):
     """Mean softmax cross-entropy of logits (batch, classes) against integer class targets (batch,)."""
-    targets = np.asarray(targets)
-    return -log_softmax(logits)[np.arange(len(targets)), targets].mean()
+    return cross_entropy_op(logits, np.asarray(targets))
 
 
 class MLP:

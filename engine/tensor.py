@@ -11,7 +11,8 @@ class Tensor:
     __array_ufunc__ = None  # `ndarray + Tensor` defers to Tensor.__radd__ instead of NumPy's loop
 
     def __init__(self, data, requires_grad=True):
-        self.data = as_float_array(data)
+        already_float64 = type(data) is np.ndarray and data.dtype == np.float64
+        self.data = data if already_float64 else as_float_array(data)
         self._grad = None
         self.requires_grad = requires_grad
         self.op = None          # the Op that produced this Tensor; None for a leaf
@@ -201,11 +202,12 @@ def matmul_forward(a, b):
     if a.shape[-1] != inner_b:
         raise ValueError(f"matmul shapes {a.shape} and {b.shape} do not align: "
                          f"{a.shape[-1]} (last axis of the first) != {inner_b} (the second's rows)")
-    try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise ValueError(f"matmul shapes {a.shape} and {b.shape}: the batch axes "
-                         f"{a.shape[:-2]} and {b.shape[:-2]} do not broadcast") from None
+    if a.ndim > 2 or b.ndim > 2:
+        try:
+            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            raise ValueError(f"matmul shapes {a.shape} and {b.shape}: the batch axes "
+                             f"{a.shape[:-2]} and {b.shape[:-2]} do not broadcast") from None
     return np.matmul(a, b)
 
 

@@ -1,0 +1,285 @@
+"""Benchmark the engine against hand-written NumPy and PyTorch eager (and HIPS autograd if installed).
+
+    python benchmarks/run.py            # the full comparison; writes benchmarks/results.json
+    python benchmarks/run.py --quick    # a smoke run in seconds (the tests call it)
+
+Implementations alternate within every round, so that machine load affects them alike; the table
+reports medians over rounds and ratios to hand-written NumPy. Nothing here asserts a speed.
+"""
+import argparse
+import gc
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.nn import MLP, cross_entropy  # noqa: E402
+from engine.tensor import Tensor, graph_footprint, no_grad  # noqa: E402
+
+NETS = {"spiral [2,64,64,3] b300": ([2, 64, 64, 3], 300),
+        "wide [2,256,256,3] b4096": ([2, 256, 256, 3], 4096),
+        "mnist [784,512,512,10] b4096": ([784, 512, 512, 10], 4096)}
+LR = 0.1
+
+
+def problem(sizes, batch, seed=0):
+    """Random inputs and labels for a network of `sizes`, and initial weights."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(batch, sizes[0]))
+    y = rng.integers(0, sizes[-1], size=batch)
+    weights = [p.data.copy() for p in MLP(sizes, seed=seed).params]
+    return X, y, weights
+
+
+def engine_step(sizes, X, y, weights):
+    net = MLP(sizes)
+    for p, w in zip(net.params, weights):
+        p.data = w.copy()
+
+    def step():
+        for p in net.params:
+            p.grad = None
+        loss = cross_entropy(net(X), y)
+        loss.backward()
+        for p in net.params:
+            p.data = p.data - LR * p.grad
+        return loss
+    return step
+
+
+def numpy_step(sizes, X, y, weights):
+    """Forward and backward written out by hand: the floor the engine is measured against."""
+    params = [w.copy() for w in weights]
+    n = len(y)
+
+    def step():
+        activations, h = [X], X
+        layers = len(params) // 2
+        for i in range(layers):
+            h = h @ params[2 * i] + params[2 * i + 1]
+            if i < layers - 1:
+                h = np.maximum(h, 0)
+            activations.append(h)
+        shifted = h - h.max(axis=1, keepdims=True)
+        exp = np.exp(shifted)
+        probs = exp / exp.sum(axis=1, keepdims=True)
+        loss = -np.log(probs[np.arange(n), y]).mean()
+        g = probs
+        g[np.arange(n), y] -= 1
+        g /= n
+        for i in reversed(range(layers)):
+            grad_W, grad_b = activations[i].T @ g, g.sum(axis=0)
+            if i > 0:
+                g = (g @ params[2 * i].T) * (activations[i] > 0)
+            params[2 * i] -= LR * grad_W
+            params[2 * i + 1] -= LR * grad_b
+        return loss
+    return step
+
+
+def torch_step(sizes, X, y, weights, dtype):
+    import torch
+    params = [torch.tensor(w, dtype=dtype, requires_grad=True) for w in weights]
+    Xt, yt = torch.tensor(X, dtype=dtype), torch.tensor(y)
+
+    def step():
+        h = Xt
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i + 2 < len(params):
+                h = torch.relu(h)
+        loss = torch.nn.functional.cross_entropy(h, yt)
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= LR * p.grad
+        return loss
+    return step
+
+
+def autograd_step(sizes, X, y, weights):
+    import autograd
+    import autograd.numpy as anp
+    params = [w.copy() for w in weights]
+    n = len(y)
+
+    def loss_of(ps):
+        h = X
+        for i in range(0, len(ps), 2):
+            h = anp.dot(h, ps[i]) + ps[i + 1]
+            if i + 2 < len(ps):
+                h = anp.maximum(h, 0)
+        shifted = h - anp.max(h, axis=1, keepdims=True)
+        return -anp.mean(shifted[np.arange(n), y] - anp.log(anp.sum(anp.exp(shifted), axis=1)))
+
+    gradient = autograd.grad(loss_of)
+
+    def step():
+        grads = gradient(params)
+        for i, g in enumerate(grads):
+            params[i] = params[i] - LR * g
+    return step
+
+
+def implementations(sizes, batch, include_autograd):
+    X, y, weights = problem(sizes, batch)
+    found = {"numpy (by hand)": numpy_step(sizes, X, y, weights), "engine": engine_step(sizes, X, y, weights)}
+    try:
+        import torch
+        torch.set_num_threads(numpy_threads())
+        found["torch eager f64"] = torch_step(sizes, X, y, weights, torch.float64)
+        found["torch eager f32"] = torch_step(sizes, X, y, weights, torch.float32)
+    except ImportError:
+        pass
+    if include_autograd:
+        try:
+            found["HIPS autograd"] = autograd_step(sizes, X, y, weights)
+        except ImportError:
+            pass
+    return found
+
+
+def numpy_threads():
+    """The number of BLAS threads NumPy uses (1 if threadpoolctl cannot tell)."""
+    try:
+        from threadpoolctl import threadpool_info
+        return max([info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"] or [1])
+    except ImportError:
+        return 1
+
+
+def blas_description():
+    try:
+        from threadpoolctl import threadpool_info
+        return [{k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
+                for info in threadpool_info() if info["user_api"] == "blas"]
+    except ImportError:
+        return "threadpoolctl not installed"
+
+
+def interleaved_medians(functions, rounds, repeats):
+    """Median seconds per call of each function, alternating between them in every round."""
+    for f in functions.values():
+        f()                                     # warm-up
+    times = {name: [] for name in functions}
+    for _ in range(rounds):
+        for name, f in functions.items():
+            start = time.perf_counter()
+            for _ in range(repeats):
+                f()
+            times[name].append((time.perf_counter() - start) / repeats)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
+def training_steps(quick, include_autograd):
+    rows = {}
+    for net, (sizes, batch) in NETS.items():
+        if quick:
+            sizes, batch = sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:], min(batch, 64)
+        big = batch > 1000
+        medians = interleaved_medians(implementations(sizes, batch, include_autograd),
+                                      rounds=3 if quick else (15 if big else 41), repeats=1 if quick or big else 20)
+        rows[net] = medians
+    return rows
+
+
+def forward_only(quick):
+    sizes, batch = NETS["spiral [2,64,64,3] b300"]
+    X, y, weights = problem(sizes, batch)
+    net = MLP(sizes)
+    for p, w in zip(net.params, weights):
+        p.data = w
+
+    def numpy_forward():
+        h = X
+        for i in range(0, len(weights), 2):
+            h = h @ weights[i] + weights[i + 1]
+            if i + 2 < len(weights):
+                h = np.maximum(h, 0)
+        return h
+
+    def engine_no_grad():
+        with no_grad():
+            return net(X)
+
+    return interleaved_medians({"numpy (by hand)": numpy_forward, "engine, no_grad": engine_no_grad,
+                                "engine, recording": lambda: net(X)},
+                               rounds=3 if quick else 41, repeats=5 if quick else 100)
+
+
+def memory(quick):
+    """Peak RSS during a training loop, sampled as it goes; and the graph's bytes for one step."""
+    import resource
+    sizes, batch = NETS["spiral [2,64,64,3] b300"]
+    X, y, weights = problem(sizes, batch)
+    step = engine_step(sizes, X, y, weights)
+    steps = 50 if quick else 1000
+    samples = []
+    for k in range(steps):
+        loss = step()
+        if k % max(steps // 10, 1) == 0 or k == steps - 1:
+            samples.append((k + 1, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+    nodes, size = graph_footprint(loss)
+    return {"peak_rss_mib_by_step": samples, "graph_nodes_per_step": nodes, "graph_bytes_per_step": size}
+
+
+def deep_chain(quick):
+    result = {}
+    for n in ([1_000, 10_000] if quick else [1_000, 10_000, 100_000]):
+        x = Tensor(np.ones(4))
+        y = x
+        for _ in range(n):
+            y = y * 1.000001
+        gc.collect()
+        start = time.perf_counter()
+        y.backward(np.ones(4))
+        result[n] = (time.perf_counter() - start) / n
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and few rounds: a smoke test")
+    parser.add_argument("--no-autograd", action="store_true", help="skip HIPS autograd even if installed")
+    parser.add_argument("--output", default=None, help="where to write the JSON results")
+    args = parser.parse_args(argv)
+
+    results = {
+        "machine": {"python": platform.python_version(), "numpy": np.__version__, "processor": platform.machine(),
+                    "cpu_count": os.cpu_count(), "blas": blas_description(),
+                    "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")},
+        "quick": args.quick,
+        "training_step_seconds": training_steps(args.quick, include_autograd=not args.no_autograd),
+        "forward_spiral_seconds": forward_only(args.quick),
+        "memory": memory(args.quick),
+        "deep_chain_seconds_per_node": deep_chain(args.quick),
+    }
+    print("BLAS:", results["machine"]["blas"], "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
+    print(f"\n{'training step (median)':<32}" + "".join(f"{name:>20}" for name in next(iter(results['training_step_seconds'].values()))))
+    for net, medians in results["training_step_seconds"].items():
+        base = medians["numpy (by hand)"]
+        print(f"{net:<32}" + "".join(f"{t * 1e3:>11.3f} ms {t / base:>5.2f}x" for t in medians.values()))
+    forward = results["forward_spiral_seconds"]
+    print("\nspiral forward:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)" for k, v in forward.items()))
+    mem = results["memory"]
+    print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
+          f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")
+    print("deep chain backward, µs per node:", {n: round(t * 1e6, 2) for n, t in results["deep_chain_seconds_per_node"].items()})
+    output = args.output or (None if args.quick else ROOT / "benchmarks" / "results.json")
+    if output:
+        Path(output).write_text(json.dumps(results, indent=1))
+        print(f"\nwrote {output}")
+    return results
+
+
+if __name__ == "__main__":
+    main()
