@@ -217,19 +217,52 @@ def forward_only(quick):
 
 
 def memory(quick):
-    """Peak RSS during a training loop, sampled as it goes; and the graph's bytes for one step."""
-    import resource
-    sizes, batch = NETS["spiral [2,64,64,3] b300"]
-    X, y, weights = problem(sizes, batch)
-    step = engine_step(sizes, X, y, weights)
+    """Peak RSS of a fresh process as a training loop runs, and the graph's size for one step.
+
+    Runs in a child process, so that the peak belongs to the loop alone."""
+    import subprocess
     steps = 50 if quick else 1000
-    samples = []
-    for k in range(steps):
-        loss = step()
-        if k % max(steps // 10, 1) == 0 or k == steps - 1:
-            samples.append((k + 1, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
-    nodes, size = graph_footprint(loss)
-    return {"peak_rss_mib_by_step": samples, "graph_nodes_per_step": nodes, "graph_bytes_per_step": size}
+    code = f"""
+import json, resource, sys
+from pathlib import Path
+sys.path.insert(0, {str(ROOT)!r})
+sys.path.insert(0, {str(ROOT / 'benchmarks')!r})
+from run import NETS, engine_step, graph_footprint, peak_rss_mib, problem
+sizes, batch = NETS["spiral [2,64,64,3] b300"]
+step = engine_step(sizes, *problem(sizes, batch))
+samples = []
+for k in range({steps}):
+    loss = step()
+    if k % {max(steps // 10, 1)} == 0 or k == {steps - 1}:
+        samples.append((k + 1, peak_rss_mib()))
+nodes, size = graph_footprint(loss)
+print(json.dumps({{"peak_rss_mib_by_step": samples, "graph_nodes_per_step": nodes, "graph_bytes_per_step": size}}))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
+
+
+def peak_rss_mib():
+    """This process's peak resident memory. /proc's VmHWM starts afresh at exec; ru_maxrss, the
+    fallback, may carry over the parent's peak on Linux."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def width_sweep(quick):
+    """Median step time of every implementation for [2, w, w, 3] at batch 4096, over widths w."""
+    widths = [16, 64] if quick else [16, 32, 64, 128, 256, 512]
+    sweep = {}
+    for width in widths:
+        sizes, batch = [2, width, width, 3], (256 if quick else 4096)
+        sweep[width] = interleaved_medians(implementations(sizes, batch, include_autograd=False),
+                                           rounds=3 if quick else 9, repeats=1 if quick else 3)
+    return sweep
 
 
 def deep_chain(quick):
@@ -261,6 +294,7 @@ def main(argv=None):
         "training_step_seconds": training_steps(args.quick, include_autograd=not args.no_autograd),
         "forward_spiral_seconds": forward_only(args.quick),
         "memory": memory(args.quick),
+        "width_sweep_seconds": width_sweep(args.quick),
         "deep_chain_seconds_per_node": deep_chain(args.quick),
     }
     print("BLAS:", results["machine"]["blas"], "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
@@ -273,6 +307,8 @@ def main(argv=None):
     mem = results["memory"]
     print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
           f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")
+    print("width sweep [2,w,w,3] b4096, ratio to numpy:", {w: {k: round(v / m["numpy (by hand)"], 2) for k, v in m.items()}
+                                                         for w, m in results["width_sweep_seconds"].items()})
     print("deep chain backward, µs per node:", {n: round(t * 1e6, 2) for n, t in results["deep_chain_seconds_per_node"].items()})
     output = args.output or (None if args.quick else ROOT / "benchmarks" / "results.json")
     if output:
