@@ -20,6 +20,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.check import torch_mlp  # noqa: E402
 from engine.nn import MLP, cross_entropy  # noqa: E402
 from engine.tensor import Tensor, graph_footprint, no_grad  # noqa: E402
 
@@ -90,12 +91,7 @@ def torch_step(sizes, X, y, weights, dtype):
     Xt, yt = torch.tensor(X, dtype=dtype), torch.tensor(y)
 
     def step():
-        h = Xt
-        for i in range(0, len(params), 2):
-            h = h @ params[i] + params[i + 1]
-            if i + 2 < len(params):
-                h = torch.relu(h)
-        loss = torch.nn.functional.cross_entropy(h, yt)
+        loss = torch.nn.functional.cross_entropy(torch_mlp(params, Xt), yt)
         for p in params:
             p.grad = None
         loss.backward()

@@ -80,18 +80,24 @@ def gradcheck(loss_fn, params, eps=1e-6):
     return GradcheckReport(max(errors), errors, kinks, checked)
 
 
-def torch_check(model, X, targets):
-    """Rebuild an MLP in PyTorch (float64, same weights); return (|loss difference|, max |grad difference|)."""
+def torch_mlp(weights, X):
+    """The MLP's logits computed by PyTorch from torch tensors [W0, b0, W1, b1, ...], in their dtype."""
     import torch  # a witness only: imported when a check runs, never by the engine itself
-    from engine.nn import cross_entropy
-
-    weights = [torch.tensor(p.data, requires_grad=True) for p in model.params]
-    h = torch.tensor(X)
+    h = torch.as_tensor(X, dtype=weights[0].dtype)
     for i in range(0, len(weights), 2):
         h = h @ weights[i] + weights[i + 1]
         if i + 2 < len(weights):
             h = torch.relu(h)
-    torch_loss = torch.nn.functional.cross_entropy(h, torch.tensor(targets))
+    return h
+
+
+def torch_check(model, X, targets):
+    """Rebuild an MLP in PyTorch (float64, same weights); return (|loss difference|, max |grad difference|)."""
+    import torch
+    from engine.nn import cross_entropy
+
+    weights = [torch.tensor(p.data, requires_grad=True) for p in model.params]
+    torch_loss = torch.nn.functional.cross_entropy(torch_mlp(weights, X), torch.tensor(targets))
     torch_loss.backward()
 
     model.zero_grad()

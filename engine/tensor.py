@@ -383,7 +383,7 @@ def jacobian_reverse(f, x):
     """The Jacobian of f at array x, one row per reverse pass: m passes for m outputs."""
     t = Tensor(x)
     out = f(t)
-    rows = [next(g for node, g in backpropagate(out, seed) if node is t)
+    rows = [next((g for node, g in backpropagate(out, seed) if node is t), np.zeros(np.shape(x)))
             for seed in np.eye(out.size).reshape((-1,) + out.shape)]
     return np.stack(rows).reshape(out.shape + np.shape(x)), len(rows)
 
