@@ -4,27 +4,32 @@
     python benchmarks/run.py --quick    # a smoke run in seconds (the tests call it)
 
 Implementations alternate within every round, so that machine load affects them alike; the table
-reports medians over rounds and ratios to hand-written NumPy. Nothing here asserts a speed.
+reports medians over rounds and ratios to hand-written NumPy. Every measurement runs in a fresh
+Python process, so that none inherits another's allocator state (see `warm_allocator`). Nothing here
+asserts a speed.
 """
 import argparse
 import gc
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.check import torch_mlp  # noqa: E402
 from engine.nn import MLP, cross_entropy  # noqa: E402
 from engine.tensor import Tensor, graph_footprint, no_grad  # noqa: E402
 
-NETS = {"spiral [2,64,64,3] b300": ([2, 64, 64, 3], 300),
+SPIRAL = "spiral [2,64,64,3] b300"
+NETS = {SPIRAL: ([2, 64, 64, 3], 300),
         "wide [2,256,256,3] b4096": ([2, 256, 256, 3], 4096),
         "mnist [784,512,512,10] b4096": ([784, 512, 512, 10], 4096)}
 LR = 0.1
@@ -176,20 +181,56 @@ def interleaved_medians(functions, rounds, repeats):
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
+THREADS = {"value": 1}   # BLAS and PyTorch threads in every measuring process (--threads)
+
+
+def in_fresh_process(function, *args):
+    """function(*args), a function of this module, run in a new Python process; its JSON result.
+
+    The process gets THREADS BLAS threads (NumPy's) and as many PyTorch threads."""
+    code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import run; "
+            f"print(json.dumps(run.{function}(*{args!r})))")
+    threads = str(THREADS["value"])
+    env = dict(os.environ, OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"{function}{args} failed:\n{result.stderr}")
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def warm_allocator():
+    """Allocate and free one 16 MiB array, as any program that has handled a large array has done.
+
+    glibc's malloc hands out arrays above 128 KiB as fresh pages from the kernel and gives them back
+    when they are freed, so every step pays page faults for its larger arrays; the first time it frees
+    a large block it raises that threshold for good, and from then on such arrays are reused from its
+    heap. Measuring both states shows how much of a step is page faults rather than arithmetic."""
+    np.ones(2 * 2**20).sum()
+
+
+def training_step(net, quick, include_autograd, warm=False):
+    """Median seconds per training step of every implementation on one network of NETS."""
+    if warm:
+        warm_allocator()
+    sizes, batch = NETS[net]
+    if quick:
+        sizes, batch = sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:], min(batch, 64)
+    big = batch > 1000
+    return interleaved_medians(implementations(sizes, batch, include_autograd),
+                               rounds=3 if quick else (15 if big else 41), repeats=1 if quick or big else 20)
+
+
 def training_steps(quick, include_autograd):
-    rows = {}
-    for net, (sizes, batch) in NETS.items():
-        if quick:
-            sizes, batch = sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:], min(batch, 64)
-        big = batch > 1000
-        medians = interleaved_medians(implementations(sizes, batch, include_autograd),
-                                      rounds=3 if quick else (15 if big else 41), repeats=1 if quick or big else 20)
-        rows[net] = medians
+    rows = {net: in_fresh_process("training_step", net, quick, include_autograd) for net in NETS}
+    rows[f"{SPIRAL}, allocator warmed"] = in_fresh_process("training_step", SPIRAL, quick, include_autograd, True)
     return rows
 
 
-def forward_only(quick):
-    sizes, batch = NETS["spiral [2,64,64,3] b300"]
+def forward_only(quick, warm=False):
+    """Median seconds of the spiral network's forward pass: NumPy, the engine under no_grad and recording."""
+    if warm:
+        warm_allocator()
+    sizes, batch = NETS[SPIRAL]
     X, y, weights = problem(sizes, batch)
     net = MLP(sizes)
     for p, w in zip(net.params, weights):
@@ -223,8 +264,8 @@ import json, resource, sys
 from pathlib import Path
 sys.path.insert(0, {str(ROOT)!r})
 sys.path.insert(0, {str(ROOT / 'benchmarks')!r})
-from run import NETS, engine_step, graph_footprint, peak_rss_mib, problem
-sizes, batch = NETS["spiral [2,64,64,3] b300"]
+from run import NETS, SPIRAL, engine_step, graph_footprint, peak_rss_mib, problem
+sizes, batch = NETS[SPIRAL]
 step = engine_step(sizes, *problem(sizes, batch))
 samples = []
 for k in range({steps}):
@@ -280,26 +321,34 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few rounds: a smoke test")
     parser.add_argument("--no-autograd", action="store_true", help="skip HIPS autograd even if installed")
     parser.add_argument("--output", default=None, help="where to write the JSON results")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS and PyTorch threads (default 1: the cost of bookkeeping, not of thread scheduling)")
     args = parser.parse_args(argv)
+    THREADS["value"] = args.threads
 
     results = {
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "processor": platform.machine(),
-                    "cpu_count": os.cpu_count(), "blas": blas_description(),
+                    "cpu_count": os.cpu_count(), "threads": args.threads,
+                    "blas": in_fresh_process("blas_description"),
+                    "libc": " ".join(platform.libc_ver()),
                     "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")},
         "quick": args.quick,
         "training_step_seconds": training_steps(args.quick, include_autograd=not args.no_autograd),
-        "forward_spiral_seconds": forward_only(args.quick),
+        "forward_spiral_seconds": in_fresh_process("forward_only", args.quick),
+        "forward_spiral_seconds_allocator_warmed": in_fresh_process("forward_only", args.quick, True),
         "memory": memory(args.quick),
-        "width_sweep_seconds": width_sweep(args.quick),
+        "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
         "deep_chain_seconds_per_node": deep_chain(args.quick),
     }
-    print("BLAS:", results["machine"]["blas"], "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
+    print("BLAS:", results["machine"]["blas"], "| threads:", args.threads, "| libc:", results["machine"]["libc"],
+          "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
     print(f"\n{'training step (median)':<32}" + "".join(f"{name:>20}" for name in next(iter(results['training_step_seconds'].values()))))
     for net, medians in results["training_step_seconds"].items():
         base = medians["numpy (by hand)"]
         print(f"{net:<32}" + "".join(f"{t * 1e3:>11.3f} ms {t / base:>5.2f}x" for t in medians.values()))
-    forward = results["forward_spiral_seconds"]
-    print("\nspiral forward:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)" for k, v in forward.items()))
+    for key in ("forward_spiral_seconds", "forward_spiral_seconds_allocator_warmed"):
+        forward = results[key]
+        print(f"\n{key}:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)" for k, v in forward.items()))
     mem = results["memory"]
     print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
           f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")

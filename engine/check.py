@@ -111,7 +111,7 @@ def torch_check(model, X, targets):
 
 
 import engine.tensor as ops
-from engine.nn import cross_entropy, log_softmax
+from engine.nn import cross_entropy, linear, log_softmax, nll
 
 OpCase = namedtuple("OpCase", "name engine torch shapes low high")
 BROADCAST_PAIRS = [((4, 3), (4, 3)), ((4, 3), (3,)), ((2, 1, 3), (4, 1)), ((), (2, 3))]
@@ -140,6 +140,8 @@ OP_CASES = [
     case("relu", lambda x: x.relu(), ELEMENTWISE),
     case("matmul", lambda a, b: a @ b, [((3, 3), (3, 3)), ((4,), (4, 2)), ((3, 4), (4,)),
                                           ((2, 1, 3, 4), (5, 4, 2))]),
+    case("linear", lambda x, W, b: linear(x, W, b), [((4, 3), (3, 2), (2,)), ((3,), (3, 2), (2,))],
+         lambda x, W, b: x @ W + b),
     case("transpose", lambda x: x.transpose(2, 0, 1), [((2, 3, 4),)], lambda x: x.permute(2, 0, 1)),
     case("T", lambda x: x.T, [((2, 3),)]),
     case("swapaxes", lambda x: x.swapaxes(0, 2), [((2, 3, 4),)]),
@@ -157,6 +159,8 @@ OP_CASES = [
          lambda x: x.new_zeros((3,) + x.shape[1:]).index_add(0, x.new_tensor(PICKS).long(), x)),
     case("log_softmax", lambda x: log_softmax(x), [((4, 3),)],
          lambda x: x.log_softmax(-1)),
+    case("nll", lambda x: nll(x, PICKS), [((4, 3),)],
+         lambda x: __import__("torch").nn.functional.nll_loss(x, x.new_tensor(PICKS).long())),
     case("cross_entropy", lambda x: cross_entropy(x, PICKS), [((4, 3),)],
          lambda x: __import__("torch").nn.functional.cross_entropy(x, x.new_tensor(PICKS).long())),
     case("reused node: x * x", lambda x: x * x, ELEMENTWISE),

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from engine.tensor import Op, Tensor, exp
+from engine.tensor import Op, Tensor, exp, matmul
 
 
 def log_softmax_forward(x):
@@ -16,22 +16,28 @@ log_softmax = Op("log_softmax", log_softmax_forward,
                  lambda g, out, x: g - exp(out) * g.sum(axis=-1, keepdims=True))  # g - softmax Σg
 
 
-def cross_entropy_forward(logits, targets):
-    """Mean over the batch of -log softmax(logits)[target]."""
-    return -log_softmax_forward(logits)[np.arange(len(targets)), targets].mean()
+def nll_forward(log_probs, targets):
+    """Mean over the batch of -log_probs[row, target]: the negative log-likelihood."""
+    return -log_probs[np.arange(len(targets)), targets].sum() / len(targets)
 
 
-def cross_entropy_vjp(g, out, logits, targets):
-    one_hot = np.eye(logits.shape[-1])[targets]
-    return (exp(log_softmax(logits)) - one_hot) * (g / len(targets))   # (softmax - one-hot) / n
+def nll_vjp(g, out, log_probs, targets):
+    one_hot = np.eye(log_probs.shape[-1])[targets]
+    return one_hot * (-g / len(targets))         # d(-mean of log pₜ)/d log p = -one-hot / n
 
 
-cross_entropy_op = Op("cross_entropy", cross_entropy_forward, cross_entropy_vjp)
+nll = Op("nll", nll_forward, nll_vjp)
 
 
 def cross_entropy(logits, targets):
     """Mean softmax cross-entropy of logits (batch, classes) against integer class targets (batch,)."""
-    return cross_entropy_op(logits, np.asarray(targets))
+    return nll(log_softmax(logits), np.asarray(targets))
+
+
+linear = Op("linear", lambda x, W, b: matmul.forward(x, W) + b,
+            lambda g, out, x, W, b: matmul.vjps[0](g, None, x, W),   # d(xW + b)/dx: matmul's rule
+            lambda g, out, x, W, b: matmul.vjps[1](g, None, x, W),   # d(xW + b)/dW: matmul's rule
+            lambda g, out, x, W, b: g)                               # d(xW + b)/db = 1, summed over rows
 
 
 class MLP:
@@ -47,7 +53,7 @@ class MLP:
     def __call__(self, x):
         layers = len(self.params) // 2
         for i in range(layers):
-            x = x @ self.params[2 * i] + self.params[2 * i + 1]
+            x = linear(x, self.params[2 * i], self.params[2 * i + 1])    # x @ W + b
             if i < layers - 1:
                 x = x.relu()
         return x

@@ -73,15 +73,22 @@ class Op:
 
     def __call__(self, *inputs, **params):
         """Run the forward function; if any input is a Tensor, the result records this op."""
-        data = self.forward(*[value_of(x) for x in inputs], **params)
-        if not any(isinstance(x, Tensor) for x in inputs):
+        arrays, parents, any_tensor = [], [], False
+        for x in inputs:
+            if isinstance(x, Tensor):
+                any_tensor = True
+                arrays.append(x.data)
+                if x.requires_grad:
+                    parents.append(x)
+            else:
+                arrays.append(x)
+        data = self.forward(*arrays, **params)
+        if not any_tensor:
             return data
         out = Tensor(data, requires_grad=False)
-        if Op.recording:
-            parents = tuple(x for x in inputs if isinstance(x, Tensor) and x.requires_grad)
-            if parents:
-                out.requires_grad = True
-                out.op, out.inputs, out.params, out.parents = self, inputs, params, parents
+        if Op.recording and parents:
+            out.requires_grad = True
+            out.op, out.inputs, out.params, out.parents = self, inputs, params, tuple(parents)
         return out
 
     def __repr__(self):
@@ -154,7 +161,7 @@ def topological_order(root):
         elif id(node) not in visited:
             visited.add(id(node))
             stack.append((node, True))
-            stack.extend((parent, False) for parent in node.parents if id(parent) not in visited)
+            stack += [(parent, False) for parent in node.parents]
     return order
 
 
@@ -168,7 +175,7 @@ def backpropagate(root, seed):
             continue
         differentiable = isinstance(g, Tensor)   # a Tensor seed records the sweep itself (chapter 10)
         out = node if differentiable else node.data
-        inputs = node.inputs if differentiable else [value_of(x) for x in node.inputs]
+        inputs = node.inputs if differentiable else [x.data if isinstance(x, Tensor) else x for x in node.inputs]
         for x, vjp in zip(node.inputs, node.op.vjps):
             if isinstance(x, Tensor) and x.requires_grad:
                 gx = unbroadcast(vjp(g, out, *inputs, **node.params), x.shape)
@@ -196,19 +203,21 @@ Tensor.backward = backward
 
 def matmul_forward(a, b):
     """np.matmul, with errors that name both shapes."""
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul needs operands with at least one axis, got shapes {a.shape} and {b.shape}")
-    inner_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
-    if a.shape[-1] != inner_b:
-        raise ValueError(f"matmul shapes {a.shape} and {b.shape} do not align: "
-                         f"{a.shape[-1]} (last axis of the first) != {inner_b} (the second's rows)")
-    if a.ndim > 2 or b.ndim > 2:
-        try:
-            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        except ValueError:
-            raise ValueError(f"matmul shapes {a.shape} and {b.shape}: the batch axes "
-                             f"{a.shape[:-2]} and {b.shape[:-2]} do not broadcast") from None
-    return np.matmul(a, b)
+    try:
+        return np.matmul(a, b)
+    except ValueError:
+        raise ValueError(matmul_mismatch(np.shape(a), np.shape(b))) from None
+
+
+def matmul_mismatch(a, b):
+    """Why np.matmul refuses operands of shapes a and b, in words that name both."""
+    if len(a) == 0 or len(b) == 0:
+        return f"matmul needs operands with at least one axis, got shapes {a} and {b}"
+    inner_b = b[0] if len(b) == 1 else b[-2]
+    if a[-1] != inner_b:
+        return (f"matmul shapes {a} and {b} do not align: "
+                f"{a[-1]} (last axis of the first) != {inner_b} (the second's rows)")
+    return f"matmul shapes {a} and {b}: the batch axes {a[:-2]} and {b[:-2]} do not broadcast"
 
 
 def as_matrices(g, a, b):
@@ -273,6 +282,8 @@ def unbroadcast(g, shape):
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
+    if lead > 0 and g.shape[lead:] == shape:      # only leading axes were added: the common case
+        return g.sum(axis=tuple(range(lead)))
     if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, g.shape[lead:])):
         raise ValueError(f"a gradient of shape {g.shape} cannot belong to an input of shape {shape}")
     stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
@@ -326,18 +337,14 @@ scatter_add = Op("scatter_add", scatter_add_forward,
 Tensor.__getitem__ = lambda self, key: index(self, key=key)
 
 
-import contextlib
-
-
-@contextlib.contextmanager
-def no_grad():
+class no_grad:
     """Within the block, ops record nothing: their results are constants without parents."""
-    previous = Op.recording
-    Op.recording = False
-    try:
-        yield
-    finally:
-        Op.recording = previous
+
+    def __enter__(self):
+        self.previous, Op.recording = Op.recording, False
+
+    def __exit__(self, *exception):
+        Op.recording = self.previous
 
 
 Tensor.detach = lambda self: Tensor(self.data, requires_grad=False)

@@ -62,7 +62,7 @@ def test_graph_footprint_and_detach():
     net = MLP([3, 5, 2], seed=0)
     out = net(np.ones((4, 3)))
     nodes, size = graph_footprint(out)
-    assert nodes == 5 and size == 8 * (4 * 5 * 3 + 4 * 2 * 2)   # matmul, add, relu (4x5); matmul, add (4x2)
+    assert nodes == 3 and size == 8 * (4 * 5 * 2 + 4 * 2)   # linear, relu (4x5); linear (4x2)
     with no_grad():
         assert graph_footprint(net(np.ones((4, 3)))) == (0, 0)
     d = out.detach()
