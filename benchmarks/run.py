@@ -5,8 +5,8 @@
 
 Implementations alternate within every round, so that machine load affects them alike; the table
 reports medians over rounds and ratios to hand-written NumPy. Every measurement runs in a fresh
-Python process, so that none inherits another's allocator state (see `warm_allocator`). Nothing here
-asserts a speed.
+Python process whose allocator is first brought to the same state (see `warm_allocator`), so that no
+measurement inherits another's. Nothing here asserts a speed.
 """
 import argparse
 import gc
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.check import torch_mlp  # noqa: E402
 from engine.nn import MLP, cross_entropy  # noqa: E402
-from engine.tensor import Tensor, graph_footprint, no_grad  # noqa: E402
+from engine.tensor import Tensor, graph_footprint, no_grad, relu  # noqa: E402
 
 SPIRAL = "spiral [2,64,64,3] b300"
 NETS = {SPIRAL: ([2, 64, 64, 3], 300),
@@ -53,6 +53,29 @@ def engine_step(sizes, X, y, weights):
         for p in net.params:
             p.grad = None
         loss = cross_entropy(net(X), y)
+        loss.backward()
+        for p in net.params:
+            p.data = p.data - LR * p.grad
+        return loss
+    return step
+
+
+def engine_unfused_step(sizes, X, y, weights):
+    """The engine with each layer written as `x @ W + b` (a matmul and an add) instead of one linear op:
+    what fusing the layer buys."""
+    net = MLP(sizes)
+    for p, w in zip(net.params, weights):
+        p.data = w.copy()
+
+    def step():
+        for p in net.params:
+            p.grad = None
+        h = X
+        for i in range(0, len(net.params), 2):
+            h = h @ net.params[i] + net.params[i + 1]
+            if i + 2 < len(net.params):
+                h = relu(h)
+        loss = cross_entropy(h, y)
         loss.backward()
         for p in net.params:
             p.data = p.data - LR * p.grad
@@ -133,7 +156,8 @@ def autograd_step(sizes, X, y, weights):
 
 def implementations(sizes, batch, include_autograd):
     X, y, weights = problem(sizes, batch)
-    found = {"numpy (by hand)": numpy_step(sizes, X, y, weights), "engine": engine_step(sizes, X, y, weights)}
+    found = {"numpy (by hand)": numpy_step(sizes, X, y, weights), "engine": engine_step(sizes, X, y, weights),
+             "engine, unfused layers": engine_unfused_step(sizes, X, y, weights)}
     try:
         import torch
         torch.set_num_threads(numpy_threads())
@@ -202,16 +226,18 @@ def warm_allocator():
     """Allocate and free one 16 MiB array, as any program that has handled a large array has done.
 
     glibc's malloc hands out arrays above 128 KiB as fresh pages from the kernel and gives them back
-    when they are freed, so every step pays page faults for its larger arrays; the first time it frees
-    a large block it raises that threshold for good, and from then on such arrays are reused from its
-    heap. Measuring both states shows how much of a step is page faults rather than arithmetic."""
+    when they are freed, so a loop over such arrays pays page faults on every pass; the first time it
+    frees a large block it raises that threshold for good, and from then on such arrays are recycled
+    from its heap. Whether a process is in the first state or the second depends on what it happened
+    to allocate before (importing PyTorch is enough to switch it), and it moves the hand-written
+    spiral step by a factor of almost two: so every measurement starts from the second, the state of
+    any real training program."""
     np.ones(2 * 2**20).sum()
 
 
-def training_step(net, quick, include_autograd, warm=False):
+def training_step(net, quick, include_autograd):
     """Median seconds per training step of every implementation on one network of NETS."""
-    if warm:
-        warm_allocator()
+    warm_allocator()
     sizes, batch = NETS[net]
     if quick:
         sizes, batch = sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:], min(batch, 64)
@@ -221,15 +247,12 @@ def training_step(net, quick, include_autograd, warm=False):
 
 
 def training_steps(quick, include_autograd):
-    rows = {net: in_fresh_process("training_step", net, quick, include_autograd) for net in NETS}
-    rows[f"{SPIRAL}, allocator warmed"] = in_fresh_process("training_step", SPIRAL, quick, include_autograd, True)
-    return rows
+    return {net: in_fresh_process("training_step", net, quick, include_autograd) for net in NETS}
 
 
-def forward_only(quick, warm=False):
+def forward_only(quick):
     """Median seconds of the spiral network's forward pass: NumPy, the engine under no_grad and recording."""
-    if warm:
-        warm_allocator()
+    warm_allocator()
     sizes, batch = NETS[SPIRAL]
     X, y, weights = problem(sizes, batch)
     net = MLP(sizes)
@@ -293,6 +316,7 @@ def peak_rss_mib():
 
 def width_sweep(quick):
     """Median step time of every implementation for [2, w, w, 3] at batch 4096, over widths w."""
+    warm_allocator()
     widths = [16, 64] if quick else [16, 32, 64, 128, 256, 512]
     sweep = {}
     for width in widths:
@@ -303,7 +327,10 @@ def width_sweep(quick):
 
 
 def deep_chain(quick):
+    """Seconds per node of backward over chains of n multiplications (after one warm-up chain)."""
     result = {}
+    warm_up = Tensor(np.ones(4))
+    (warm_up * 1.0).backward(np.ones(4))
     for n in ([1_000, 10_000] if quick else [1_000, 10_000, 100_000]):
         x = Tensor(np.ones(4))
         y = x
@@ -335,20 +362,18 @@ def main(argv=None):
         "quick": args.quick,
         "training_step_seconds": training_steps(args.quick, include_autograd=not args.no_autograd),
         "forward_spiral_seconds": in_fresh_process("forward_only", args.quick),
-        "forward_spiral_seconds_allocator_warmed": in_fresh_process("forward_only", args.quick, True),
         "memory": memory(args.quick),
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
         "deep_chain_seconds_per_node": deep_chain(args.quick),
     }
     print("BLAS:", results["machine"]["blas"], "| threads:", args.threads, "| libc:", results["machine"]["libc"],
           "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
-    print(f"\n{'training step (median)':<32}" + "".join(f"{name:>20}" for name in next(iter(results['training_step_seconds'].values()))))
+    print(f"\n{'training step (median)':<32}" + "".join(f"{name:>24}" for name in next(iter(results['training_step_seconds'].values()))))
     for net, medians in results["training_step_seconds"].items():
         base = medians["numpy (by hand)"]
-        print(f"{net:<32}" + "".join(f"{t * 1e3:>11.3f} ms {t / base:>5.2f}x" for t in medians.values()))
-    for key in ("forward_spiral_seconds", "forward_spiral_seconds_allocator_warmed"):
-        forward = results[key]
-        print(f"\n{key}:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)" for k, v in forward.items()))
+        print(f"{net:<32}" + "".join(f"{t * 1e3:>15.3f} ms {t / base:>5.2f}x" for t in medians.values()))
+    forward = results["forward_spiral_seconds"]
+    print("\nspiral forward:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)" for k, v in forward.items()))
     mem = results["memory"]
     print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
           f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")

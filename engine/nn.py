@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from engine.tensor import Op, Tensor, exp, matmul
+from engine.tensor import Op, Tensor, exp, matmul, relu
 
 
 def log_softmax_forward(x):
@@ -55,7 +55,7 @@ class MLP:
         for i in range(layers):
             x = linear(x, self.params[2 * i], self.params[2 * i + 1])    # x @ W + b
             if i < layers - 1:
-                x = x.relu()
+                x = relu(x)
         return x
 
     def zero_grad(self):

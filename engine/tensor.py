@@ -3,6 +3,8 @@
 
 import numpy as np
 
+FLOAT64 = np.dtype(np.float64)
+
 
 class Tensor:
     """An array that remembers the operation that produced it, so gradients can flow back."""
@@ -11,7 +13,7 @@ class Tensor:
     __array_ufunc__ = None  # `ndarray + Tensor` defers to Tensor.__radd__ instead of NumPy's loop
 
     def __init__(self, data, requires_grad=True):
-        already_float64 = type(data) is np.ndarray and data.dtype == np.float64
+        already_float64 = type(data) is np.ndarray and data.dtype is FLOAT64
         self.data = data if already_float64 else as_float_array(data)
         self._grad = None
         self.requires_grad = requires_grad
@@ -82,10 +84,10 @@ class Op:
                     parents.append(x)
             else:
                 arrays.append(x)
-        data = self.forward(*arrays, **params)
+        data = self.forward(*arrays, **params) if params else self.forward(*arrays)
         if not any_tensor:
             return data
-        out = Tensor(data, requires_grad=False)
+        out = Tensor(data, False)
         if Op.recording and parents:
             out.requires_grad = True
             out.op, out.inputs, out.params, out.parents = self, inputs, params, tuple(parents)
