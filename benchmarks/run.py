@@ -44,7 +44,18 @@ def problem(sizes, batch, seed=0):
     return X, y, weights
 
 
-def engine_step(sizes, X, y, weights):
+def unfused_forward(net, X):
+    """The MLP's logits with each layer written `x @ W + b`, a matmul and an add instead of one linear op."""
+    h = X
+    for i in range(0, len(net.params), 2):
+        h = h @ net.params[i] + net.params[i + 1]
+        if i + 2 < len(net.params):
+            h = relu(h)
+    return h
+
+
+def engine_step(sizes, X, y, weights, forward=MLP.__call__):
+    """One SGD step of the engine; `forward(net, X)` computes the logits (unfused_forward: what fusing buys)."""
     net = MLP(sizes)
     for p, w in zip(net.params, weights):
         p.data = w.copy()
@@ -52,30 +63,7 @@ def engine_step(sizes, X, y, weights):
     def step():
         for p in net.params:
             p.grad = None
-        loss = cross_entropy(net(X), y)
-        loss.backward()
-        for p in net.params:
-            p.data = p.data - LR * p.grad
-        return loss
-    return step
-
-
-def engine_unfused_step(sizes, X, y, weights):
-    """The engine with each layer written as `x @ W + b` (a matmul and an add) instead of one linear op:
-    what fusing the layer buys."""
-    net = MLP(sizes)
-    for p, w in zip(net.params, weights):
-        p.data = w.copy()
-
-    def step():
-        for p in net.params:
-            p.grad = None
-        h = X
-        for i in range(0, len(net.params), 2):
-            h = h @ net.params[i] + net.params[i + 1]
-            if i + 2 < len(net.params):
-                h = relu(h)
-        loss = cross_entropy(h, y)
+        loss = cross_entropy(forward(net, X), y)
         loss.backward()
         for p in net.params:
             p.data = p.data - LR * p.grad
@@ -157,7 +145,7 @@ def autograd_step(sizes, X, y, weights):
 def implementations(sizes, batch, include_autograd):
     X, y, weights = problem(sizes, batch)
     found = {"numpy (by hand)": numpy_step(sizes, X, y, weights), "engine": engine_step(sizes, X, y, weights),
-             "engine, unfused layers": engine_unfused_step(sizes, X, y, weights)}
+             "engine, unfused layers": engine_step(sizes, X, y, weights, unfused_forward)}
     try:
         import torch
         torch.set_num_threads(numpy_threads())
@@ -205,18 +193,13 @@ def interleaved_medians(functions, rounds, repeats):
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-THREADS = {"value": 1}   # BLAS and PyTorch threads in every measuring process (--threads)
-
-
 def in_fresh_process(function, *args):
     """function(*args), a function of this module, run in a new Python process; its JSON result.
 
-    The process gets THREADS BLAS threads (NumPy's) and as many PyTorch threads."""
+    It inherits the thread settings main() puts in the environment."""
     code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import run; "
             f"print(json.dumps(run.{function}(*{args!r})))")
-    threads = str(THREADS["value"])
-    env = dict(os.environ, OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{function}{args} failed:\n{result.stderr}")
     return json.loads(result.stdout.splitlines()[-1])
@@ -277,29 +260,18 @@ def forward_only(quick):
 
 
 def memory(quick):
-    """Peak RSS of a fresh process as a training loop runs, and the graph's size for one step.
-
-    Runs in a child process, so that the peak belongs to the loop alone."""
-    import subprocess
+    """Peak RSS of a training loop, and the graph's size for one step. Call it in a fresh process
+    (its allocator not warmed), so that the peak belongs to the loop alone."""
     steps = 50 if quick else 1000
-    code = f"""
-import json, resource, sys
-from pathlib import Path
-sys.path.insert(0, {str(ROOT)!r})
-sys.path.insert(0, {str(ROOT / 'benchmarks')!r})
-from run import NETS, SPIRAL, engine_step, graph_footprint, peak_rss_mib, problem
-sizes, batch = NETS[SPIRAL]
-step = engine_step(sizes, *problem(sizes, batch))
-samples = []
-for k in range({steps}):
-    loss = step()
-    if k % {max(steps // 10, 1)} == 0 or k == {steps - 1}:
-        samples.append((k + 1, peak_rss_mib()))
-nodes, size = graph_footprint(loss)
-print(json.dumps({{"peak_rss_mib_by_step": samples, "graph_nodes_per_step": nodes, "graph_bytes_per_step": size}}))
-"""
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(result.stdout)
+    sizes, batch = NETS[SPIRAL]
+    step = engine_step(sizes, *problem(sizes, batch))
+    samples = []
+    for k in range(steps):
+        loss = step()
+        if k % max(steps // 10, 1) == 0 or k == steps - 1:
+            samples.append((k + 1, peak_rss_mib()))
+    nodes, size = graph_footprint(loss)
+    return {"peak_rss_mib_by_step": samples, "graph_nodes_per_step": nodes, "graph_bytes_per_step": size}
 
 
 def peak_rss_mib():
@@ -351,7 +323,8 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS and PyTorch threads (default 1: the cost of bookkeeping, not of thread scheduling)")
     args = parser.parse_args(argv)
-    THREADS["value"] = args.threads
+    threads = str(args.threads)   # BLAS (NumPy's) and PyTorch threads of every measuring process
+    os.environ.update(OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
 
     results = {
         "machine": {"python": platform.python_version(), "numpy": np.__version__, "processor": platform.machine(),
@@ -362,7 +335,7 @@ def main(argv=None):
         "quick": args.quick,
         "training_step_seconds": training_steps(args.quick, include_autograd=not args.no_autograd),
         "forward_spiral_seconds": in_fresh_process("forward_only", args.quick),
-        "memory": memory(args.quick),
+        "memory": in_fresh_process("memory", args.quick),
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
         "deep_chain_seconds_per_node": deep_chain(args.quick),
     }

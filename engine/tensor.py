@@ -177,7 +177,7 @@ def backpropagate(root, seed):
             continue
         differentiable = isinstance(g, Tensor)   # a Tensor seed records the sweep itself (chapter 10)
         out = node if differentiable else node.data
-        inputs = node.inputs if differentiable else [x.data if isinstance(x, Tensor) else x for x in node.inputs]
+        inputs = node.inputs if differentiable else [value_of(x) for x in node.inputs]
         for x, vjp in zip(node.inputs, node.op.vjps):
             if isinstance(x, Tensor) and x.requires_grad:
                 gx = unbroadcast(vjp(g, out, *inputs, **node.params), x.shape)
