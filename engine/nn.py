@@ -22,8 +22,10 @@ def nll_forward(log_probs, targets):
 
 
 def nll_vjp(g, out, log_probs, targets):
-    one_hot = np.eye(log_probs.shape[-1])[targets]
-    return one_hot * (-g / len(targets))         # d(-mean of log pₜ)/d log p = -one-hot / n
+    n = len(targets)
+    one_hot = np.zeros(log_probs.shape)
+    one_hot[np.arange(n), targets] = -1 / n      # d(-mean of log pₜ)/d log p = -one-hot / n
+    return one_hot * g
 
 
 nll = Op("nll", nll_forward, nll_vjp)

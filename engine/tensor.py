@@ -9,7 +9,7 @@ FLOAT64 = np.dtype(np.float64)
 class Tensor:
     """An array that remembers the operation that produced it, so gradients can flow back."""
 
-    __slots__ = ("data", "_grad", "requires_grad", "op", "inputs", "params", "parents")
+    __slots__ = ("data", "_grad", "requires_grad", "op", "inputs", "arrays", "params", "parents")
     __array_ufunc__ = None  # `ndarray + Tensor` defers to Tensor.__radd__ instead of NumPy's loop
 
     def __init__(self, data, requires_grad=True):
@@ -19,6 +19,7 @@ class Tensor:
         self.requires_grad = requires_grad
         self.op = None          # the Op that produced this Tensor; None for a leaf
         self.inputs = ()        # everything that Op was called with: Tensors and constants
+        self.arrays = ()        # the same with each Tensor replaced by its array, as the forward saw it
         self.params = {}        # its keyword arguments, such as an axis
         self.parents = ()       # the inputs that are Tensors needing gradients
 
@@ -90,7 +91,8 @@ class Op:
         out = Tensor(data, False)
         if Op.recording and parents:
             out.requires_grad = True
-            out.op, out.inputs, out.params, out.parents = self, inputs, params, tuple(parents)
+            out.op, out.inputs, out.arrays, out.params = self, inputs, arrays, params
+            out.parents = tuple(parents)
         return out
 
     def __repr__(self):
@@ -177,7 +179,7 @@ def backpropagate(root, seed):
             continue
         differentiable = isinstance(g, Tensor)   # a Tensor seed records the sweep itself (chapter 10)
         out = node if differentiable else node.data
-        inputs = node.inputs if differentiable else [value_of(x) for x in node.inputs]
+        inputs = node.inputs if differentiable else node.arrays
         for x, vjp in zip(node.inputs, node.op.vjps):
             if isinstance(x, Tensor) and x.requires_grad:
                 gx = unbroadcast(vjp(g, out, *inputs, **node.params), x.shape)
@@ -186,13 +188,11 @@ def backpropagate(root, seed):
 
 def backward(self, gradient=None):
     """Add d self / d leaf to leaf.grad for every leaf Tensor that self depends on."""
-    if gradient is None:
-        if self.size != 1:
-            raise ValueError(
-                f"backward() on a Tensor of shape {self.shape} needs a seed gradient: reduce it to a "
-                f"scalar first (e.g. .sum()) or call backward(gradient) with an array of shape {self.shape}")
-        gradient = np.ones(self.shape)
-    seed = np.array(gradient, dtype=np.float64)
+    if gradient is None and self.size != 1:
+        raise ValueError(
+            f"backward() on a Tensor of shape {self.shape} needs a seed gradient: reduce it to a "
+            f"scalar first (e.g. .sum()) or call backward(gradient) with an array of shape {self.shape}")
+    seed = np.ones(self.shape) if gradient is None else np.array(gradient, dtype=np.float64)
     if seed.shape != self.shape:
         raise ValueError(f"the seed gradient has shape {seed.shape} but the Tensor has shape {self.shape}")
     for node, g in backpropagate(self, seed):
@@ -361,9 +361,8 @@ def graph_footprint(root):
 def op_jvp(node, i, u):
     """J u for input i of the op that made `node`: the gradient of <VJP_i(g), u> with respect to g."""
     g = Tensor(np.zeros(node.shape))
-    inputs = [value_of(x) for x in node.inputs]
-    vjp = node.op.vjps[i](g, node.data, *inputs, **node.params)
-    (unbroadcast(vjp, np.shape(inputs[i])) * u).sum().backward()
+    vjp = node.op.vjps[i](g, node.data, *node.arrays, **node.params)
+    (unbroadcast(vjp, np.shape(node.arrays[i])) * u).sum().backward()
     return g.grad
 
 
