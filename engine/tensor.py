@@ -66,10 +66,18 @@ def value_of(x):
     return x.data if isinstance(x, Tensor) else x
 
 
+class Switch:
+    """An on/off flag that every part of the engine shares."""
+
+    def __init__(self, on):
+        self.on = on
+
+
+recording = Switch(True)   # the tape's on/off switch: chapter 8's no_grad() turns it off
+
+
 class Op:
     """A primitive: a NumPy forward function and, beside it, one VJP per input."""
-
-    recording = True  # the tape's on/off switch: chapter 8's no_grad() turns it off
 
     def __init__(self, name, forward, *vjps):
         self.name, self.forward, self.vjps = name, forward, vjps
@@ -89,7 +97,7 @@ class Op:
         if not any_tensor:
             return data
         out = Tensor(data, False)
-        if Op.recording and parents:
+        if recording.on and parents:
             out.requires_grad = True
             out.op, out.inputs, out.arrays, out.params = self, inputs, arrays, params
             out.parents = tuple(parents)
@@ -343,10 +351,10 @@ class no_grad:
     """Within the block, ops record nothing: their results are constants without parents."""
 
     def __enter__(self):
-        self.previous, Op.recording = Op.recording, False
+        self.previous, recording.on = recording.on, False
 
     def __exit__(self, *exception):
-        Op.recording = self.previous
+        recording.on = self.previous
 
 
 Tensor.detach = lambda self: Tensor(self.data, requires_grad=False)

@@ -5,7 +5,7 @@ import torch
 
 from engine.nn import MLP
 from engine.optim import Adam
-from engine.tensor import Op, Tensor, graph_footprint, no_grad
+from engine.tensor import Tensor, graph_footprint, no_grad, recording
 
 
 @pytest.mark.parametrize("lr, betas, eps", [(1e-3, (0.9, 0.999), 1e-8), (3e-2, (0.8, 0.99), 1e-6)])
@@ -42,20 +42,20 @@ def test_no_grad_results_are_constants():
 
 
 def test_no_grad_nests_and_restores():
-    assert Op.recording
+    assert recording.on
     with no_grad():
         with no_grad():
             pass
-        assert not Op.recording
+        assert not recording.on
         assert (Tensor(1.0) * 2.0).op is None
-    assert Op.recording and (Tensor(1.0) * 2.0).op is not None
+    assert recording.on and (Tensor(1.0) * 2.0).op is not None
 
 
 def test_no_grad_is_exception_safe():
     with pytest.raises(ZeroDivisionError):
         with no_grad():
             1 / 0
-    assert Op.recording
+    assert recording.on
 
 
 def test_graph_footprint_and_detach():
