@@ -167,6 +167,14 @@ def test_a_gradient_is_not_shared_between_leaves():
     np.testing.assert_array_equal(y.grad, [1.0, 1.0])
 
 
+def test_backward_uses_the_values_the_forward_saw():
+    w, x = Tensor([2.0, 3.0]), Tensor([5.0, 7.0])
+    loss = (w * x).sum()
+    w.data = w.data - 1.0          # an optimiser step between the forward and the backward pass
+    loss.backward()
+    np.testing.assert_array_equal(x.grad, [2.0, 3.0])   # d(w·x)/dx = w as it was in the forward
+
+
 def test_data_is_float64_and_constants_do_not_record():
     t = Tensor([1, 2, 3])
     assert t.data.dtype == np.float64
