@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.check import torch_mlp  # noqa: E402
 from engine.nn import MLP, cross_entropy  # noqa: E402
+from engine.optim import SGD  # noqa: E402
 from engine.tensor import Tensor, graph_footprint, no_grad, relu  # noqa: E402
 
 SPIRAL = "spiral [2,64,64,3] b300"
@@ -59,14 +60,13 @@ def engine_step(sizes, X, y, weights, forward=MLP.__call__):
     net = MLP(sizes)
     for p, w in zip(net.params, weights):
         p.data = w.copy()
+    optimizer = SGD(net.params, lr=LR)
 
     def step():
-        for p in net.params:
-            p.grad = None
+        optimizer.zero_grad()
         loss = cross_entropy(forward(net, X), y)
         loss.backward()
-        for p in net.params:
-            p.data = p.data - LR * p.grad
+        optimizer.step()
         return loss
     return step
 

@@ -24,9 +24,9 @@ from collections import namedtuple
 from engine.tensor import Tensor, kept_shape, topological_order, value_of
 
 KINKS = {  # for each non-smooth op: which side of its kink every input entry lies on
-    "relu": lambda node: value_of(node.inputs[0]) > 0,
-    "max": lambda node: value_of(node.inputs[0]) == node.data.reshape(
-        kept_shape(node.inputs[0].shape, node.params["axis"])),
+    "relu": lambda node: node.arrays[0] > 0,
+    "max": lambda node: node.arrays[0] == node.data.reshape(
+        kept_shape(node.arrays[0].shape, node.params["axis"])),
 }
 
 
