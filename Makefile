@@ -3,10 +3,11 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: setup book test export clean
+.PHONY: setup book test test-numerics export lock clean
 
 setup: book
 
+# requirements.txt is the lock (exact versions of everything); requirements.in says what we need.
 $(VENV)/installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -r requirements.txt
@@ -18,8 +19,25 @@ book: $(VENV)/installed
 test: $(VENV)/installed
 	$(BIN)/pytest --nbval --nbval-current-env
 
+# Every notebook again under configurations that change the floating-point bits (other SIMD
+# loops, BLAS kernels and thread counts): the stored outputs must not depend on them.
+test-numerics: $(VENV)/installed
+	$(BIN)/python tools/numerics_matrix.py
+
 export: $(VENV)/installed
 	$(BIN)/python tools/export_engine.py
+
+# Re-resolve requirements.in to the newest versions it allows and pin them all in requirements.txt.
+# torch's local label (+cpu, from a CPU-only wheel) is dropped so that the pin reads torch==X.Y.Z.
+lock: $(VENV)/installed
+	$(BIN)/pip install --quiet pip-tools
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --upgrade --allow-unsafe \
+	    --strip-extras --no-emit-find-links --no-emit-index-url \
+	    --output-file requirements.lock.tmp requirements.in
+	sed 's/^torch==\([^+ ]*\)+[a-z0-9.]*/torch==\1/' requirements.lock.tmp > requirements.txt
+	printf '\n# The engine itself, editable, so every notebook kernel can `import engine`.\n-e .\n' \
+	    >> requirements.txt
+	rm requirements.lock.tmp
 
 clean:
 	rm -rf _build
