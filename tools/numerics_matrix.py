@@ -63,6 +63,11 @@ def configurations():
         configs["baseline-simd"] = {"NPY_DISABLE_CPU_FEATURES": " ".join(features),
                                     "ATEN_CPU_CAPABILITY": "default"}
     configs["one-blas-thread"] = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    if x86:
+        # A mixture no real machine has: an old BLAS kernel with newer NumPy loops, one thread.
+        configs["mixed"] = {"NPY_DISABLE_CPU_FEATURES": " ".join(above_avx2),
+                            "OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1",
+                            "ATEN_CPU_CAPABILITY": "default"}
     return configs
 
 
