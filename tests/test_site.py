@@ -3,6 +3,7 @@ with the site, every image and internal link resolving, every chapter in the nav
 Screenshots of every chapter page are kept in _build/screenshots/ (not committed)."""
 import functools
 import http.server
+import json
 import re
 import shutil
 import subprocess
@@ -139,3 +140,52 @@ def test_a_screenshot_per_chapter():
     shots = ROOT / "_build" / "screenshots"
     missing = [page for page in chapters() if not (shots / (Path(page).name + ".png")).is_file()]
     assert not missing, f"no screenshot for {missing}"
+
+
+# Loaded beside the book, same origin: opens one page in a 1280-px-wide frame, waits for MathJax,
+# and lists every element of the article that needs horizontal scrolling or sticks out of it.
+OVERFLOW_PROBE = """<!DOCTYPE html><html><body><pre id="result">pending</pre>
+<iframe id="page" style="width:1280px;height:900px;border:0"></iframe>
+<script>
+const frame = document.getElementById("page");
+frame.src = new URLSearchParams(location.search).get("page");
+frame.onload = () => setTimeout(() => {
+  const doc = frame.contentDocument, article = doc.querySelector("article") || doc.body;
+  const right = article.getBoundingClientRect().right, found = [], reported = [];
+  for (const el of article.querySelectorAll("*")) {
+    const style = frame.contentWindow.getComputedStyle(el);
+    if (style.display === "none" || el.closest("details:not([open])")) continue;
+    if (reported.some(r => r.contains(el))) continue;   // reported with its wide ancestor
+    const box = el.getBoundingClientRect();
+    const scrolls = ["auto", "scroll"].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    if (scrolls || box.right > right + 1) {
+      reported.push(el);
+      found.push(el.tagName.toLowerCase() + "." + [...el.classList].join(".") + " " +
+                 (scrolls ? "scrolls " + el.scrollWidth + ">" + el.clientWidth
+                          : "sticks out to " + Math.round(box.right) + ">" + Math.round(right)) +
+                 ": " + (el.textContent || "").trim().slice(0, 60));
+    }
+  }
+  document.getElementById("result").textContent = JSON.stringify(found);
+}, 4000);
+</script></body></html>"""
+
+
+def overflowing(site, page, profile):
+    """Elements of `page`'s article that need horizontal scrolling at a 1280-px window."""
+    html, base = site
+    (html / "_overflow_probe.html").write_text(OVERFLOW_PROBE)
+    flags = [f for f in CHROME_FLAGS if not f.startswith("--window-size")]
+    result = subprocess.run([CHROMIUM, *flags, "--window-size=1300,1000", f"--user-data-dir={profile}",
+                             "--dump-dom", f"{base}_overflow_probe.html?page={page}.html"],
+                            capture_output=True, text=True, timeout=120)
+    text = BeautifulSoup(result.stdout, "html.parser").select_one("#result").get_text()
+    assert text != "pending", f"{page}: the overflow probe did not run"
+    return json.loads(text)
+
+
+def test_no_page_needs_horizontal_scrolling(site, tmp_path_factory):
+    profile = tmp_path_factory.mktemp("chromium-overflow")
+    problems = {page: found for page in chapters() if (found := overflowing(site, page, profile))}
+    assert not problems, "elements wider than the content column at 1280 px:\n" + "\n".join(
+        f"{page}: {item}" for page, found in problems.items() for item in found)
