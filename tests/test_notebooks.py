@@ -90,3 +90,12 @@ def test_the_checks_catch_measurements():
     assert not problems_in("max error <= 1e-8: True")
     assert not problems_in("finite differences agree within 1e-8: True")
     assert not problems_in("(2, 4, 5, 5)  all <= 1e-9: True  loss 0.656631")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_lines_fit_the_column(path):
+    """No code line over 88 characters: the book's column shows 88 at a 1280-px window."""
+    long = [f"cell {index}, line {number}: {len(line)} characters"
+            for index, source, _, _ in code_cells(path)
+            for number, line in enumerate(source.splitlines(), 1) if len(line) > 88]
+    assert not long, f"{path.name}: code lines over 88 characters:\n" + "\n".join(long)
