@@ -8,8 +8,14 @@ BIN := $(VENV)/bin
 setup: book
 
 # requirements.txt is the lock (exact versions of everything); requirements.in says what we need.
+# TORCH_INDEX: a package index to take PyTorch from first, e.g. PyTorch's CPU-only index on Linux,
+# where PyPI's torch is the multi-GB CUDA build (README, "Platforms").
+TORCH_INDEX ?=
+
 $(VENV)/installed: requirements.txt pyproject.toml
+	$(PYTHON) tools/check_platform.py
 	$(PYTHON) -m venv $(VENV)
+	$(if $(TORCH_INDEX),$(BIN)/pip install torch==2.13.0 --index-url $(TORCH_INDEX))
 	$(BIN)/pip install -r requirements.txt
 	touch $@
 
