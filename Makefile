@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: setup book test test-numerics export lock clean
+.PHONY: setup book test test-numerics export lock student clean
 
 setup: book
 
@@ -45,5 +45,9 @@ lock: $(VENV)/installed
 	    >> requirements.txt
 	rm requirements.lock.tmp
 
+# The student edition (stubs for the tasks, solutions withheld, its own engine) in student/.
+student: $(VENV)/installed
+	$(BIN)/python tools/student_edition.py --out student
+
 clean:
-	rm -rf _build
+	rm -rf _build student
