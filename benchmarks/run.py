@@ -25,9 +25,10 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.check import torch_mlp  # noqa: E402
-from engine.nn import MLP, cross_entropy  # noqa: E402
+from engine.nn import MLP, cross_entropy, linear  # noqa: E402
 from engine.optim import SGD  # noqa: E402
-from engine.tensor import Tensor, graph_footprint, no_grad, relu  # noqa: E402
+from engine.tensor import (Tensor, graph_footprint, jacobian_forward,  # noqa: E402
+                           jacobian_reverse, jvp, no_grad, relu)
 
 SPIRAL = "spiral [2,64,64,3] b300"
 NETS = {SPIRAL: ([2, 64, 64, 3], 300),
@@ -315,6 +316,118 @@ def deep_chain(quick):
     return result
 
 
+def jacobian_network(n, m, hidden=32, seed=0):
+    """Chapter 9's f(x) = tanh(W2 tanh(W1 x)), n inputs, m outputs."""
+    rng = np.random.default_rng(seed)
+    W1 = Tensor(rng.normal(size=(hidden, n)) / np.sqrt(n))
+    W2 = Tensor(rng.normal(size=(m, hidden)) / np.sqrt(hidden))
+    return lambda x: (W2 @ (W1 @ x).tanh()).tanh()
+
+
+def chain_peak_bytes(depth, mode):
+    """tracemalloc's peak while a chain of `depth` tanh ops runs on 10,000 numbers, under jvp
+    (a value and its tangent) or under no_grad."""
+    import tracemalloc
+    x0 = np.random.default_rng(0).normal(size=10_000)
+
+    def chain(x):
+        for _ in range(depth):
+            x = x.tanh()
+        return x
+
+    tracemalloc.start()
+    if mode == "jvp":
+        jvp(chain, (x0,), (x0,))
+    else:
+        with no_grad():
+            chain(Tensor(x0))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def forward_mode(quick):
+    """Chapter 9's forward mode: one JVP pass of the spiral network against its forward pass
+    under no_grad; the memory of a deep chain under jvp; full Jacobians forward and reverse."""
+    warm_allocator()
+    sizes, batch = NETS[SPIRAL]
+    X, y, weights = problem(sizes, batch)
+    net = MLP(sizes)
+    for p, w in zip(net.params, weights):
+        p.data = w
+    rng = np.random.default_rng(1)
+    U = rng.normal(size=X.shape)
+    directions = [rng.normal(size=w.shape) for w in weights]
+
+    def logits(*params):
+        h = X
+        for i in range(0, len(params), 2):
+            h = linear(h, params[i], params[i + 1])
+            if i + 2 < len(params):
+                h = relu(h)
+        return h
+
+    def engine_no_grad():
+        with no_grad():
+            return net(X)
+
+    spiral = interleaved_medians(
+        {"engine, no_grad": engine_no_grad,
+         "jvp, direction in the inputs X": lambda: jvp(net, (X,), (U,)),
+         "jvp, direction in all parameters": lambda: jvp(logits, weights, directions)},
+        rounds=3 if quick else 41, repeats=5 if quick else 50)
+    depths = [100, 1_000] if quick else [1_000, 100_000]
+    memory = {"jvp": {depth: chain_peak_bytes(depth, "jvp") for depth in depths},
+              "no_grad": {depths[-1]: chain_peak_bytes(depths[-1], "no_grad")}}
+    grid_sizes = [1, 4] if quick else [1, 4, 16, 64]
+    grid = {}
+    for n in grid_sizes:
+        for m in grid_sizes:
+            f = jacobian_network(n, m)
+            x = np.random.default_rng(2).normal(size=n)
+            times = interleaved_minimums(
+                {"forward, n passes": lambda: jacobian_forward(f, x, batched=False),
+                 "forward, one batched pass": lambda: jacobian_forward(f, x),
+                 "reverse, m passes": lambda: jacobian_reverse(f, x)},
+                rounds=3 if quick else 21, repeats=3 if quick else 10)
+            grid[f"{n},{m}"] = times
+    return {"spiral_seconds": spiral, "chain_peak_bytes": memory, "jacobian_seconds": grid}
+
+
+def interleaved_minimums(functions, rounds, repeats):
+    """The fastest round's seconds per call of each function, alternating between them: for
+    the Jacobian grid's short calls, the least disturbed measurement."""
+    for f in functions.values():
+        f()
+    times = {name: [] for name in functions}
+    for _ in range(rounds):
+        for name, f in functions.items():
+            start = time.perf_counter()
+            for _ in range(repeats):
+                f()
+            times[name].append((time.perf_counter() - start) / repeats)
+    return {name: float(np.min(t)) for name, t in times.items()}
+
+
+def forward_mode_summary(result):
+    """The lines the benchmark prints about forward mode."""
+    spiral = result["spiral_seconds"]
+    base = spiral["engine, no_grad"]
+    lines = ["forward mode, spiral net: " + ", ".join(
+        f"{k} {v * 1e6:.0f} µs ({v / base:.2f}x)" for k, v in spiral.items())]
+    memory = result["chain_peak_bytes"]
+    lines.append("chain peak (KiB): jvp " + ", ".join(
+        f"{int(d):,} ops {b / 1024:.0f}" for d, b in memory["jvp"].items())
+        + "; no_grad " + ", ".join(f"{int(d):,} ops {b / 1024:.0f}"
+                                   for d, b in memory["no_grad"].items()))
+    ratios = {cell: (t["forward, n passes"] / t["reverse, m passes"],
+                     t["forward, one batched pass"] / t["reverse, m passes"])
+              for cell, t in result["jacobian_seconds"].items()}
+    lines.append("Jacobian, time forward / time reverse (n passes; batched): " + ", ".join(
+        f"({cell}) {a:.2f}; {b:.2f}" for cell, (a, b) in ratios.items()))
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few rounds: a smoke test")
@@ -338,6 +451,7 @@ def main(argv=None):
         "memory": in_fresh_process("memory", args.quick),
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
         "deep_chain_seconds_per_node": deep_chain(args.quick),
+        "forward_mode": in_fresh_process("forward_mode", args.quick),
     }
     print("BLAS:", results["machine"]["blas"], "| threads:", args.threads, "| libc:", results["machine"]["libc"],
           "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
@@ -353,6 +467,7 @@ def main(argv=None):
     print("width sweep [2,w,w,3] b4096, ratio to numpy:", {w: {k: round(v / m["numpy (by hand)"], 2) for k, v in m.items()}
                                                          for w, m in results["width_sweep_seconds"].items()})
     print("deep chain backward, µs per node:", {n: round(t * 1e6, 2) for n, t in results["deep_chain_seconds_per_node"].items()})
+    print("\n".join(forward_mode_summary(results["forward_mode"])))
     output = args.output or (None if args.quick else ROOT / "benchmarks" / "results.json")
     if output:
         Path(output).write_text(json.dumps(results, indent=1))

@@ -7,13 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import CASES, shapes_for
 
-from engine.check import (jvp_torch_error, jvp_vjp_consistency_error, second_order_error,
-                          second_order_torch_error)
+from engine.check import (jvp_batch_error, jvp_torch_error, jvp_vjp_consistency_error,
+                          second_order_error, second_order_torch_error)
 from engine.tensor import Tensor, grad, hvp, hvp_forward_over_reverse, jacobian_forward, jacobian_reverse, jvp
 
 HIGHER_ORDER_CHECKS = {
     "jvp vs torch.func.jvp": (jvp_torch_error, 1e-13),
     "<v, Ju> = <Jᵀv, u>": (jvp_vjp_consistency_error, 1e-12),
+    "k directions = k passes": (jvp_batch_error, 1e-15),
     "second order vs torch": (second_order_torch_error, 1e-14),
     "second order vs finite differences": (second_order_error, 1e-7),
 }
@@ -91,8 +92,10 @@ def test_jacobians_both_ways_agree_and_count_passes():
     A = rng.normal(size=(5, 3))
     f = lambda t: (A @ t).tanh()
     x = rng.normal(size=3)
-    (J1, n_forward), (J2, n_reverse) = jacobian_forward(f, x), jacobian_reverse(f, x)
+    (J1, n_forward), (J2, n_reverse) = jacobian_forward(f, x, batched=False), jacobian_reverse(f, x)
+    J3, n_batched = jacobian_forward(f, x)
     expected = (1 - np.tanh(A @ x) ** 2)[:, None] * A
     np.testing.assert_allclose(J1, expected, rtol=1e-13)
     np.testing.assert_allclose(J2, expected, rtol=1e-13)
-    assert (n_forward, n_reverse) == (3, 5)
+    np.testing.assert_allclose(J3, expected, rtol=1e-13)
+    assert (n_forward, n_reverse, n_batched) == (3, 5, 1)

@@ -1,0 +1,168 @@
+"""Forward mode on dual numbers (chapter 9): bad input, ops without forward rules, the switch of
+Op.__call__, memory that does not grow with depth, batched tangents, and forward-over-reverse
+Hessians, each against PyTorch or the engine's reverse mode."""
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+import torch
+
+import engine.nn
+import engine.tensor
+from engine.tensor import (Dual, Op, Tensor, gradient_of_dual, hvp, hvp_forward_over_reverse,
+                           jacobian_forward, jacobian_reverse, jvp, tape_call)
+
+
+def test_a_tangent_of_the_wrong_shape_is_refused_with_both_shapes():
+    with pytest.raises(ValueError, match=r"tangent of shape \(2, 3\).*primal of shape \(3,\)"):
+        jvp(lambda x: x * 2.0, (np.ones(3),), (np.ones((2, 3)),))
+    with pytest.raises(ValueError, match=r"\(4, 2\).*\(3,\).*\(k,\) \+ \(3,\)"):
+        jvp(lambda x: x * 2.0, (np.ones(3),), (np.ones((4, 2)),), batched=True)
+    with pytest.raises(ValueError, match="2 primals but 1 tangents"):
+        jvp(lambda x, y: x * y, (np.ones(3), np.ones(3)), (np.ones(3),))
+    with pytest.raises(ValueError, match="different numbers of directions"):
+        jvp(lambda x, y: x * y, (np.ones(3), np.ones(3)), (np.ones((2, 3)), np.ones((5, 3))),
+            batched=True)
+
+
+@pytest.mark.parametrize("function", [hvp, hvp_forward_over_reverse])
+def test_an_hvp_direction_of_the_wrong_shape_is_refused_with_both_shapes(function):
+    with pytest.raises(ValueError, match=r"direction of shape \(5,\).*point of shape \(6,\)"):
+        function(lambda x: (x * x).sum(), np.ones(6), np.ones(5))
+
+
+def test_an_op_without_forward_rule_is_named_not_silently_wrong():
+    cos = Op("cos", np.cos, lambda g, out, x: -g * np.sin(x))
+    with pytest.raises(NotImplementedError, match="cos has no forward rule for input 0"):
+        jvp(lambda x: cos(x), (np.ones(3),), (np.ones(3),))
+    assert Op.__call__ is tape_call   # restored after the error
+
+
+def test_every_op_of_the_engine_has_forward_rules():
+    ops = {op.name: op for module in (engine.tensor, engine.nn)
+           for op in vars(module).values() if isinstance(op, Op)}
+    assert ops and all(op.jvps is not None and len(op.jvps) == len(op.vjps)
+                       for op in ops.values()), [n for n, op in ops.items() if op.jvps is None]
+
+
+def test_the_tape_call_is_untouched_outside_jvp_and_nothing_is_recorded_inside():
+    W = Tensor(np.arange(6.0).reshape(2, 3))     # requires_grad, closed over: a constant
+    seen = []
+
+    def f(x):
+        out = (W @ x).tanh()
+        seen.append((Op.__call__ is tape_call, type(out) is Dual, out.op, out.requires_grad))
+        return out
+
+    jvp(f, (np.ones(3),), (np.ones(3),))
+    assert Op.__call__ is tape_call and seen == [(False, True, None, False)]
+    assert W._grad is None
+
+
+def test_the_dual_keeps_every_field_of_a_recorded_tensor():
+    # as_dual copies the tape's fields by name: a new Tensor slot must be added there too
+    assert set(Tensor.__slots__) == {"data", "_grad", "requires_grad", "op", "inputs", "arrays",
+                                     "params", "parents"}
+
+
+def test_memory_does_not_grow_with_depth():
+    x0 = np.ones(5_000)
+
+    def peak(depth):
+        tracemalloc.start()
+        jvp(lambda x: chain(x, depth), (x0,), (x0,))
+        result = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return result
+
+    def chain(x, depth):
+        for _ in range(depth):
+            x = (x * 0.999).tanh()
+        return x
+
+    assert peak(3_000) < 1.5 * peak(100)
+
+
+def test_batched_tangents_give_the_columns_of_the_jacobian():
+    rng = np.random.default_rng(0)
+    A, C = rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
+    f = lambda x: ((Tensor(A) @ x).tanh().T @ Tensor(C)).sum(axis=0)   # noqa: E731
+    x = rng.normal(size=(4, 2))
+    J_batched, one = jacobian_forward(f, x)
+    J_columns, n = jacobian_forward(f, x, batched=False)
+    J_rows, m = jacobian_reverse(f, x)
+    assert (one, n, m) == (1, 8, 3) and J_batched.shape == (3, 4, 2)
+    np.testing.assert_allclose(J_batched, J_rows, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(J_columns, J_rows, rtol=1e-13, atol=1e-15)
+
+
+def test_forward_over_reverse_gives_the_hessian_in_one_batched_pass():
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(5, 4))
+    x0 = rng.normal(size=4)
+
+    def f(x):
+        return ((A @ x).sigmoid().log() ** 2).sum() + (x ** 3).sum()
+
+    def f_torch(x):
+        return ((torch.tensor(A) @ x).sigmoid().log() ** 2).sum() + (x ** 3).sum()
+
+    expected = torch.autograd.functional.hessian(f_torch, torch.tensor(x0)).numpy()
+    H = jvp(lambda t: gradient_of_dual(f, t), (x0,), (np.eye(4),), batched=True)[1]
+    np.testing.assert_allclose(H, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_jvp_of_a_constant_and_of_a_cross_entropy_loss():
+    value, tangent = jvp(lambda x: Tensor(np.ones(2)), (np.ones(3),), (np.ones(3),))
+    np.testing.assert_array_equal(tangent, np.zeros(2))
+    rng = np.random.default_rng(2)
+    logits, u = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    targets = np.array([0, 2, 1, 1])
+    _, ours = jvp(lambda z: engine.nn.cross_entropy(z, targets), (logits,), (u,))
+    _, theirs = torch.func.jvp(
+        lambda z: torch.nn.functional.cross_entropy(z, torch.tensor(targets)),
+        (torch.tensor(logits),), (torch.tensor(u),))
+    assert abs(float(ours) - theirs.item()) <= 1e-14
+
+
+def test_concurrent_jvps_in_threads_are_correct_and_restore_the_call():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(6, 6))
+    expected = {}
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            x, u = np.full(6, 0.1 * k), np.ones(6)
+            for _ in range(50):
+                results[k] = jvp(lambda t: (Tensor(A) @ t).tanh(), (x,), (u,))[1]
+                (Tensor(np.ones(3)) * 2.0).sum()   # tape ops in the same thread meanwhile
+        except Exception as error:   # pragma: no cover - reported below
+            errors.append(error)
+
+    for k in range(4):
+        expected[k] = (1 - np.tanh(A @ np.full(6, 0.1 * k)) ** 2) * (A @ np.ones(6))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and Op.__call__ is tape_call
+    for k in range(4):
+        np.testing.assert_allclose(results[k], expected[k], rtol=1e-13)
+
+
+def test_jvp_gives_back_whatever_op_call_was_before():
+    before = Op.__call__
+
+    def wrapped(op, *inputs, **params):
+        return before(op, *inputs, **params)
+
+    Op.__call__ = wrapped
+    try:
+        _, tangent = jvp(lambda x: x * 2.0, (np.ones(2),), (np.ones(2),))
+        assert Op.__call__ is wrapped
+        np.testing.assert_array_equal(tangent, [2.0, 2.0])
+    finally:
+        Op.__call__ = before
