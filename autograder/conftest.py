@@ -1,7 +1,7 @@
 """The autograder's markers (one per task) and its score: passed checks per task, and a total."""
 import re
 
-TASKS = ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2", "3.3", "4.1", "10.1"]
+TASKS = ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2", "3.3", "4.1", "9.1", "9.2", "10.1"]
 
 
 def marker(task):

@@ -219,6 +219,45 @@ def test_cross_entropy_gradient_is_softmax_minus_one_hot():
     assert problem is None, problem
 
 
+# Tasks 9.1 and 9.2 ----------------------------------------------------------------------------
+
+def directional_check(case, f, arrays, directions):
+    """jvp's J u against the central difference (f(x + h u) - f(x - h u)) / 2h."""
+    from engine.tensor import jvp
+    _, tangent = jvp(f, arrays, directions)
+    h = 1e-6
+    plus = f(*[Tensor(a + h * u) for a, u in zip(arrays, directions)]).data
+    minus = f(*[Tensor(a - h * u) for a, u in zip(arrays, directions)]).data
+    return verdict(f"{case}: J u", tangent, (plus - minus) / (2 * h))
+
+
+JVP_ELEMENTWISE = {
+    "tanh(x)": (lambda x: x.tanh(), [(5,)]),
+    "x * y with broadcasting": (lambda x, y: x * y, [(4, 3), (3,)]),
+    "x / y": (lambda x, y: x / y, [(2, 3), (2, 3)]),
+    "exp(x) - x ** 3": (lambda x: x.exp() - x ** 3, [(4,)]),
+}
+
+
+@pytest.mark.task9_1
+@pytest.mark.parametrize("case", JVP_ELEMENTWISE)
+def test_jvp_of_elementwise_ops(case):
+    f, shapes = JVP_ELEMENTWISE[case]
+    arrays = [uniform(*s, low=0.5) for s in shapes]
+    problem = directional_check(case, f, arrays, [uniform(*s) for s in shapes])
+    assert problem is None, problem
+
+
+@pytest.mark.task9_2
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4, 3)), ((2, 3, 4), (4,))],
+                         ids=str)
+def test_jvp_of_matmul_in_its_first_operand(shapes):
+    B = uniform(*shapes[1])
+    problem = directional_check(f"a @ B, a of shape {shapes[0]}", lambda a: a @ B,
+                                [uniform(*shapes[0])], [uniform(*shapes[0])])
+    assert problem is None, problem
+
+
 # Task 10.1 ------------------------------------------------------------------------------------
 
 @pytest.mark.task10_1

@@ -29,9 +29,11 @@ TASKS = [
     ("3.2", "max_vjp", "the VJP of a max reduction (ties share the gradient)"),
     ("3.3", "scatter_add_forward", "scatter-add, the VJP of indexing"),
     ("4.1", "log_softmax_vjp", "the local rule of log_softmax"),
+    ("9.1", "diagonal_rule", "an elementwise op's forward rule, from its VJP rule"),
+    ("9.2", "matmul_jvp_a", "matmul's forward rule for its first operand, t @ b"),
     ("10.1", "grad", "grad(), with create_graph=True recording the sweep itself"),
 ]
-WITHHELD = ("# Solution withheld in the student edition: try the exercise, then ask your "
+WITHHELD = ("# The solution is withheld in the student edition: try the exercise, then ask your "
             "instructor.\n")
 
 
