@@ -4,14 +4,27 @@
 import numpy as np
 
 
-def spiral(points_per_class=100, classes=3, seed=0, noise=0.2):
-    """CS231n's spiral: `classes` interleaved arms of 2-D points, with integer labels."""
+# From book/04_verification.ipynb, cell 4.
+def spiral(points_per_class=100, classes=3, seed=0, noise=0.2, random_radii=False):
+    """CS231n's spiral: `classes` interleaved arms of 2-D points, with integer labels.
+
+    The radii are evenly spaced from 0 to 1; with random_radii=True they are drawn
+    uniformly, so
+    the points fall between those of an evenly spaced spiral: a truly held-out set."""
+    for name, value in (("points_per_class", points_per_class), ("classes", classes)):
+        if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                or value < 1):
+            raise ValueError(f"spiral: {name} must be an integer >= 1, got {value!r}")
     rng = np.random.default_rng(seed)
     X = np.zeros((points_per_class * classes, 2))
     y = np.repeat(np.arange(classes), points_per_class)
     for k in range(classes):
-        radius = np.linspace(0.0, 1.0, points_per_class)
-        angle = np.linspace(4.0 * k, 4.0 * (k + 1), points_per_class)
+        if random_radii:
+            radius = np.sort(rng.uniform(0.0, 1.0, points_per_class))
+            angle = 4.0 * k + 4.0 * radius
+        else:
+            radius = np.linspace(0.0, 1.0, points_per_class)
+            angle = np.linspace(4.0 * k, 4.0 * (k + 1), points_per_class)
         angle = angle + noise * rng.normal(size=points_per_class)
         X[y == k] = np.c_[radius * np.sin(angle), radius * np.cos(angle)]
     return X, y

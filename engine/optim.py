@@ -3,12 +3,53 @@
 
 import numpy as np
 
+from engine.tensor import Tensor
+
+
+# From book/05_spiral.ipynb, cell 3.
+def parameter_list(optimiser, params):
+    """`params` as a list of distinct leaf Tensors, or an error naming `optimiser`."""
+    if isinstance(params, Tensor):
+        raise TypeError(f"{optimiser}: params must be a list of Tensors, got a single "
+                        f"Tensor of shape {params.shape}: write {optimiser}([p], ...)")
+    try:
+        params = list(params)
+    except TypeError:
+        raise TypeError(f"{optimiser}: params must be a list of Tensors, "
+                        f"got {type(params).__name__}") from None
+    if not params:
+        raise ValueError(f"{optimiser}: params is empty: there is nothing to optimise")
+    for i, p in enumerate(params):
+        if not isinstance(p, Tensor):
+            raise TypeError(
+                f"{optimiser}: params[{i}] must be a Tensor, got {type(p).__name__}")
+        if p.op is not None:
+            raise ValueError(
+                f"{optimiser}: params[{i}] was computed by {p.op.name}, so it is not "
+                "a leaf: only Tensors you created can be optimised")
+    if len({id(p) for p in params}) != len(params):
+        raise ValueError(f"{optimiser}: a Tensor appears twice in params: it would "
+                         "take two steps each time")
+    return params
+
+
+def non_negative(optimiser, name, value):
+    """`value` if it is a real number >= 0; an error naming optimiser and argument."""
+    number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+    if not number:
+        raise TypeError(
+            f"{optimiser}: {name} must be a number, got {type(value).__name__}")
+    if not value >= 0:
+        raise ValueError(f"{optimiser}: {name} must be >= 0, got {value}")
+    return value
+
 
 class SGD:
     """Plain stochastic gradient descent: p <- p - lr * dL/dp."""
 
     def __init__(self, params, lr):
-        self.params, self.lr = list(params), lr
+        self.params = parameter_list("SGD", params)
+        self.lr = non_negative("SGD", "lr", lr)
 
     def zero_grad(self):
         """Forget the gradients of every parameter."""
@@ -21,11 +62,19 @@ class SGD:
             p.data = p.data - self.lr * p.grad
 
 
+# From book/07_adam.ipynb, cell 3.
 class Adam:
-    """Adam (Kingma & Ba, 2015): per-parameter steps from running moments of the gradient."""
+    """Adam (Kingma & Ba, 2015): per-parameter steps from running moments of the
+    gradient."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
-        self.params, self.lr, self.betas, self.eps = list(params), lr, betas, eps
+        self.params = parameter_list("Adam", params)
+        self.lr = non_negative("Adam", "lr", lr)
+        self.eps = non_negative("Adam", "eps", eps)
+        if len(betas) != 2 or not all(non_negative("Adam", "betas", b) < 1
+                                      for b in betas):
+            raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas}")
+        self.betas = tuple(betas)
         self.steps = 0
         self.m = [np.zeros(p.shape) for p in self.params]   # first moments
         self.v = [np.zeros(p.shape) for p in self.params]   # second moments

@@ -8,14 +8,17 @@ import sys
 import graphviz
 import numpy as np
 
-from engine.tensor import Tensor, backpropagate, topological_order, value_of
+from engine.tensor import backpropagate, Tensor, topological_order, value_of
 
 
+# From book/06_tape_visualization.ipynb, cell 3.
 def use_available_dot():
-    """Point the graphviz package at a layout program: the system's `dot`, else pip's graphviz-pure."""
+    """Point the graphviz package at a layout program: the system's `dot`, else pip's
+    graphviz-pure."""
     if shutil.which("dot"):
         return shutil.which("dot")
-    candidates = [shutil.which("graphviz-pure"), pathlib.Path(sys.executable).parent / "graphviz-pure"]
+    candidates = [shutil.which("graphviz-pure"),
+                  pathlib.Path(sys.executable).parent / "graphviz-pure"]
     for candidate in candidates:
         if candidate and pathlib.Path(candidate).exists():
             graphviz.backend.dot_command.DOT_BINARY = pathlib.Path(candidate)
@@ -40,27 +43,48 @@ def depths(root):
     return depth
 
 
+def uses(nodes):
+    """How many times each node is an input of an op in `nodes`."""
+    counts = {}
+    for node in nodes:
+        for parent in node.parents:
+            counts[id(parent)] = counts.get(id(parent), 0) + 1
+    return counts
+
+
 def draw(root, names=None, values=False, grads=False, order=False,
-         collapse_leaves=False, max_depth=None, rankdir="TB"):
-    """The graph that produced `root` as a graphviz.Digraph, data flowing along the edges."""
+         collapse_leaves=False, max_depth=None, rankdir="TB", max_uses=3):
+    """The graph that produced `root` as a graphviz.Digraph, data along the edges.
+
+    A Tensor used by more than `max_uses` ops (a recurrent weight, a residual stream)
+    is drawn again, dashed, beside each op that uses it: one box with an edge to every
+    step of a long loop makes Graphviz take minutes."""
+    if not isinstance(root, Tensor):
+        raise TypeError(f"draw: root must be a Tensor, got {type(root).__name__}")
     use_available_dot()
     names = {id(t): name for name, t in (names or {}).items()}
     nodes = topological_order(root)
+    used = uses(nodes)
+    repeated = {id(n) for n in nodes if used.get(id(n), 0) > max_uses}
     number = {id(node): i for i, node in enumerate(nodes)}
     visit = {id(node): i + 1 for i, node in enumerate(reversed(nodes))}
-    gradient = {id(node): g for node, g in backpropagate(root, np.ones(root.shape))} if grads else {}
+    gradient = ({id(node): g for node, g in backpropagate(root, np.ones(root.shape))}
+                if grads else {})
     depth = depths(root)
     shown = {id(n) for n in nodes if max_depth is None or depth[id(n)] <= max_depth}
-    folded = {id(n) for n in nodes if collapse_leaves and n.op is None and n is not root}
+    folded = {id(n) for n in nodes
+              if collapse_leaves and n.op is None and n is not root}
 
     dot = graphviz.Digraph(graph_attr={"rankdir": rankdir},
                            node_attr={"fontname": "Helvetica", "fontsize": "10"},
                            edge_attr={"arrowsize": "0.6"})
     for node in nodes:
         key = id(node)
-        if key not in shown or key in folded:
+        if key not in shown or key in folded or key in repeated and node.op is None:
             continue
         lines = [names[key]] if key in names else []
+        if key in repeated and key not in names:
+            lines.append(f"#{number[key]}")           # its copies carry the same number
         lines.append("x".join(map(str, node.shape)) or "scalar")
         if values:
             lines.append(f"value {summary(node.data)}")
@@ -69,28 +93,44 @@ def draw(root, names=None, values=False, grads=False, order=False,
         if order:
             lines.append(f"backward visits #{visit[key]}")
         leaf_color = "lightblue" if node.op is None else "white"
-        dot.node(f"t{number[key]}", "\n".join(lines), shape="box", style="filled,rounded", fillcolor=leaf_color)
+        dot.node(f"t{number[key]}", "\n".join(lines), shape="box",
+                 style="filled,rounded", fillcolor=leaf_color)
         if node.op is None:
             continue
         op_name = f"o{number[key]}"
         folded_inputs = [names.get(id(x), "x".join(map(str, x.shape)))
-                         for x in node.inputs if isinstance(x, Tensor) and id(x) in folded]
-        params = ", ".join(f"{k}={v}" for k, v in node.params.items() if k in ("axis", "exponent") and v is not None)
-        dot.node(op_name, "\n".join([node.op.name + (f"({params})" if params else "")] + folded_inputs),
+                         for x in node.inputs if isinstance(x,
+                                                            Tensor) and id(x) in folded]
+        params = ", ".join(f"{k}={v}" for k, v in node.params.items()
+                           if k in ("axis", "exponent") and v is not None)
+        title = node.op.name + (f"({params})" if params else "")
+        dot.node(op_name, "\n".join([title] + folded_inputs),
                  shape="ellipse", style="filled", fillcolor="lightyellow")
         dot.edge(op_name, f"t{number[key]}")
         for i, x in enumerate(node.inputs):
             if isinstance(x, Tensor) and id(x) in number:
                 if id(x) in folded:
                     continue
-                source = f"t{number[id(x)]}" if id(x) in shown else f"cut{number[id(x)]}"
+                if id(x) in repeated:
+                    copy = f"r{number[key]}_{i}"
+                    shape = "x".join(map(str, x.shape)) or "scalar"
+                    label = names.get(id(x), f"#{number[id(x)]} {shape}")
+                    dot.node(copy, f"{label}\n(used {used[id(x)]}x)", shape="box",
+                             style="filled,rounded,dashed",
+                             fillcolor="lightblue" if x.op is None else "white")
+                    dot.edge(copy, op_name)
+                    continue
+                source = (f"t{number[id(x)]}" if id(x) in shown
+                          else f"cut{number[id(x)]}")
                 if id(x) not in shown:
                     dot.node(source, "...", shape="plaintext")
                 dot.edge(source, op_name)
             else:
                 constant = f"c{number[key]}_{i}"
                 value = np.asarray(value_of(x))
-                text = "x".join(map(str, value.shape)) if value.shape else f"{value.item():.3g}"
-                dot.node(constant, f"constant\n{text}", shape="note", fontcolor="gray40", color="gray60")
+                text = ("x".join(map(str, value.shape)) if value.shape
+                        else f"{value.item():.3g}")
+                dot.node(constant, f"constant\n{text}", shape="note",
+                         fontcolor="gray40", color="gray60")
                 dot.edge(constant, op_name, color="gray60")
     return dot
