@@ -197,7 +197,7 @@ tanh = Op("tanh", np.tanh,
 
 
 def sigmoid_forward(x):
-    """1 / (1 + e⁻ˣ) from e^-|x|: it never overflows nor rounds small values to 0."""
+    """1 / (1 + e⁻ˣ) from e^-|x|: it never overflows and keeps tiny values."""
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
