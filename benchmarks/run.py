@@ -180,8 +180,9 @@ def blas_description():
         return "threadpoolctl not installed"
 
 
-def interleaved_medians(functions, rounds, repeats):
-    """Median seconds per call of each function, alternating between them in every round."""
+def interleaved_medians(functions, rounds, repeats, statistic=np.median):
+    """Median (or another statistic) of seconds per call of each function over the rounds,
+    alternating between the functions in every round."""
     for f in functions.values():
         f()                                     # warm-up
     times = {name: [] for name in functions}
@@ -191,7 +192,7 @@ def interleaved_medians(functions, rounds, repeats):
             for _ in range(repeats):
                 f()
             times[name].append((time.perf_counter() - start) / repeats)
-    return {name: float(np.median(t)) for name, t in times.items()}
+    return {name: float(statistic(t)) for name, t in times.items()}
 
 
 def in_fresh_process(function, *args):
@@ -397,16 +398,7 @@ def forward_mode(quick):
 def interleaved_minimums(functions, rounds, repeats):
     """The fastest round's seconds per call of each function, alternating between them: for
     the Jacobian grid's short calls, the least disturbed measurement."""
-    for f in functions.values():
-        f()
-    times = {name: [] for name in functions}
-    for _ in range(rounds):
-        for name, f in functions.items():
-            start = time.perf_counter()
-            for _ in range(repeats):
-                f()
-            times[name].append((time.perf_counter() - start) / repeats)
-    return {name: float(np.min(t)) for name, t in times.items()}
+    return interleaved_medians(functions, rounds, repeats, statistic=np.min)
 
 
 def forward_mode_summary(result):
