@@ -209,25 +209,94 @@ relu = Op("relu", lambda x: np.maximum(x, 0),
 
 
 # From book/01_tape.ipynb, cell 11.
-Tensor.__add__ = lambda self, other: add(self, other)
-Tensor.__radd__ = lambda self, other: add(other, self)
-Tensor.__sub__ = lambda self, other: subtract(self, other)
-Tensor.__rsub__ = lambda self, other: subtract(other, self)
-Tensor.__mul__ = lambda self, other: multiply(self, other)
-Tensor.__rmul__ = lambda self, other: multiply(other, self)
-Tensor.__truediv__ = lambda self, other: divide(self, other)
-Tensor.__rtruediv__ = lambda self, other: divide(other, self)
-Tensor.__neg__ = lambda self: negative(self)
-Tensor.__pow__ = lambda self, exponent: power(self, exponent=number(exponent))
-Tensor.__gt__ = lambda self, other: self.data > value_of(other)
-Tensor.__lt__ = lambda self, other: self.data < value_of(other)
-Tensor.__ge__ = lambda self, other: self.data >= value_of(other)
-Tensor.__le__ = lambda self, other: self.data <= value_of(other)
-Tensor.exp = lambda self: exp(self)
-Tensor.log = lambda self: log(self)
-Tensor.tanh = lambda self: tanh(self)
-Tensor.sigmoid = lambda self: sigmoid(self)
-Tensor.relu = lambda self: relu(self)
+def tensor_methods(group):
+    """Class decorator: copy the methods and properties defined in `group` onto Tensor.
+    Each chapter gives the Tensor the methods of its ops this way."""
+    for name, member in vars(group).items():
+        if callable(member) or isinstance(member, property):
+            setattr(Tensor, name, member)
+    return group
+
+
+@tensor_methods
+class Arithmetic:
+    """Python's operators and the elementwise functions, each calling its op."""
+
+    def __add__(self, other):
+        """self + other (the op add)."""
+        return add(self, other)
+
+    def __radd__(self, other):
+        """other + self, for a number or array on the left."""
+        return add(other, self)
+
+    def __sub__(self, other):
+        """self - other (the op subtract)."""
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        """other - self, for a number or array on the left."""
+        return subtract(other, self)
+
+    def __mul__(self, other):
+        """self * other, entry by entry (the op multiply)."""
+        return multiply(self, other)
+
+    def __rmul__(self, other):
+        """other * self, for a number or array on the left."""
+        return multiply(other, self)
+
+    def __truediv__(self, other):
+        """self / other, entry by entry (the op divide)."""
+        return divide(self, other)
+
+    def __rtruediv__(self, other):
+        """other / self, for a number or array on the left."""
+        return divide(other, self)
+
+    def __neg__(self):
+        """-self (the op negative)."""
+        return negative(self)
+
+    def __pow__(self, exponent):
+        """self ** exponent for a plain number exponent (the op power)."""
+        return power(self, exponent=number(exponent))
+
+    def __gt__(self, other):
+        """self > other as a boolean array: comparisons are not differentiable."""
+        return self.data > value_of(other)
+
+    def __lt__(self, other):
+        """self < other as a boolean array."""
+        return self.data < value_of(other)
+
+    def __ge__(self, other):
+        """self >= other as a boolean array."""
+        return self.data >= value_of(other)
+
+    def __le__(self, other):
+        """self <= other as a boolean array."""
+        return self.data <= value_of(other)
+
+    def exp(self):
+        """e to the power of each entry (the op exp)."""
+        return exp(self)
+
+    def log(self):
+        """The natural logarithm of each entry (the op log)."""
+        return log(self)
+
+    def tanh(self):
+        """tanh of each entry (the op tanh)."""
+        return tanh(self)
+
+    def sigmoid(self):
+        """1 / (1 + e⁻ˣ) of each entry (the op sigmoid)."""
+        return sigmoid(self)
+
+    def relu(self):
+        """max(x, 0) of each entry (the op relu)."""
+        return relu(self)
 
 
 def number(exponent):
@@ -335,6 +404,11 @@ def backward(self, gradient=None):
 
 
 Tensor.backward = backward
+
+def zero_grad(tensors):
+    """Forget the gradients that backward() accumulated in each of `tensors`."""
+    for t in tensors:
+        t.grad = None
 
 
 # From book/02_matmul_vjp.ipynb, cell 7.
