@@ -4,7 +4,9 @@ wrong answer (it must fail, and its report must say what is wrong).
 An entry names the notebook and the solution cell (the code cell whose first line starts with
 `# Solution N.M`), a replacement that plants one mistake in that cell's source, and phrases the
 checker's report must contain for the planted mistake. The solution cell runs after the
-notebook's first code cell (its imports); it must call its checker (without assert: the printed ✓ is compared by nbval).
+notebook's first code cell (its imports), or, for an entry whose label ends in "*", after every
+earlier code cell of the chapter's main line (not a solution, an expected error or a timing); it must call its
+checker (without assert: the printed ✓ is compared by nbval).
 """
 import contextlib
 import io
@@ -17,20 +19,42 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 
 # (notebook, solution label, (old, new) planting a mistake, phrases its report must contain)
 EXERCISES = [
+    ("01_tape.ipynb", "1.1*",
+     ("g * x / out", "g / out"), ["✗ hypot", "gradient of input 0", "entries wrong"]),
+    ("02_matmul_vjp.ipynb", "2.1",
+     ("-(out_t @ g @ out_t)", "-(out @ g @ out)"),
+     ["✗ inv", "case 1 (shape (3, 3)), gradient of input 0", "entries wrong"]),
+    ("03_broadcasting.ipynb", "3.1",
+     ("m = np.max(x, axis=axis, keepdims=True)", "m = 0 * np.max(x, axis=axis, keepdims=True)"),
+     ["✗ logsumexp", "near 1000, axis=-1, forward", "got inf"]),
+    ("03_broadcasting.ipynb", "3.1",
+     ("exp(x - out.reshape(kept))", "exp(x)"),
+     ["✗ logsumexp", "axis=(0, 2), keepdims=False), gradient of input 0", "entries wrong"]),
+    ("09_forward_mode.ipynb", "9.1",
+     ("axis % x.ndim + 1", "axis"),
+     ["✗ cumsum", "case 0 (shape (6,), axis=0), tangent of input 0 (one direction)",
+      "entries wrong"]),
+    ("09_forward_mode.ipynb", "9.1",
+     ("- cumsum(g, axis=axis) + g", "- cumsum(g, axis=axis)"),
+     ["✗ cumsum", "case 1 (shape (3, 4), axis=0), gradient of input 0", "entries wrong"]),
     ("16_exercise_checkers.ipynb", "Demo",
      ("2 * g * x", "g * x"), ["✗ square", "gradient of input 0", "entries wrong"]),
 ]
 
 
 def solution_cells(notebook, label):
-    """(the notebook's first code cell, the cell whose first line starts `# Solution label`)."""
+    """(the code to run first, the cell whose first line starts `# Solution label`)."""
     cells = [c for c in json.loads((BOOK / notebook).read_text())["cells"]
              if c["cell_type"] == "code"]
-    setup = "".join(cells[0]["source"])
-    for cell in cells:
+    whole_chapter, label = label.endswith("*"), label.rstrip("*")
+    for index, cell in enumerate(cells):
         source = "".join(cell["source"])
         if source.startswith(f"# Solution {label}"):
-            return setup, source
+            skip = {"hide-cell", "raises-exception"}
+            earlier = [c for c in cells[:index] if not skip & set(c["metadata"].get("tags", []))
+                       and not "".join(c["source"]).startswith("# Timing")]
+            setup = earlier if whole_chapter else cells[:1]
+            return "\n\n".join("".join(c["source"]) for c in setup), source
     raise LookupError(f"{notebook}: no code cell starts with '# Solution {label}'")
 
 

@@ -8,10 +8,18 @@ A module reads like a hand-written one: the module-level imports of all its cell
 de-duplicated and merged at the top (standard library, then third-party, then the engine's own),
 and each cell's code follows under a comment naming the notebook and cell it came from, so that a
 traceback leads back to the book.
+
+The book grows some definitions: chapter 1's first `Tensor` is the smallest that works, and the
+chapter that needs more (speed, a switch, a guard) shows the grown version in a cell whose first
+line is `#| export tensor (replaces Tensor)`. Such a cell takes the place of the definitions it
+names, where the first of them stood, so the module holds only the last version of each name;
+naming something no earlier cell defines is an error, and so is defining a name twice without
+saying so.
 """
 import ast
 import difflib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -23,15 +31,41 @@ STDLIB = set(sys.stdlib_module_names)
 WIDTH = 100
 
 
+TAG = re.compile(r"#\| export (\w+)(?: \(replaces ([\w, ]+)\))?$")
+
+
 def exported_cells(book):
-    """(module file name, notebook name, cell index, code) for every exported cell, in book order."""
+    """(module file name, notebook name, cell index, code, names it replaces) for every exported
+    cell, in book order."""
     for notebook in sorted(book.glob("[0-9][0-9]_*.ipynb")):
         for index, cell in enumerate(json.loads(notebook.read_text())["cells"]):
             source = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
             first, _, body = source.partition("\n")
             if first.startswith(MARKER):
-                module = first[len(MARKER):].strip() + ".py"
-                yield module, notebook.name, index, body.strip("\n")
+                tag = TAG.match(first.strip())
+                if tag is None:
+                    raise SystemExit(f"{notebook.name}, cell {index}: cannot read {first!r}")
+                replaces = [n.strip() for n in (tag[2] or "").split(",") if n.strip()]
+                yield tag[1] + ".py", notebook.name, index, body.strip("\n"), replaces
+
+
+def defined_names(code):
+    """{name: (first line, last line)} of the top-level classes, functions and assigned names
+    in `code`, decorators included (1-based, inclusive). `X = X + more` extends X rather than
+    defining it."""
+    spans = {}
+    for node in ast.parse(code).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (first, node.end_lineno)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = ast.walk(node.value) if node.value else ()
+            used = {n.id for n in value if isinstance(n, ast.Name)}
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id not in used:
+                    spans[target.id] = (node.lineno, node.end_lineno)
+    return spans
 
 
 def split_imports(code):
@@ -81,19 +115,58 @@ def import_block(nodes):
 def exported_modules(book=ROOT / "book"):
     """Map each engine module's file name to its text, built from the tagged cells of the notebooks."""
     chunks, imports, sources = {}, {}, {}
-    for module, notebook, index, code in exported_cells(book):
+    for module, notebook, index, code, replaces in exported_cells(book):
         nodes, body = split_imports(code)
         imports.setdefault(module, []).extend(nodes)
         sources.setdefault(module, []).append(notebook)
         if body:
-            stamp = f"# From book/{notebook}, cell {index}."
-            chunks.setdefault(module, []).append(f"{stamp}\n{body}")
+            place(chunks.setdefault(module, []), f"{notebook}, cell {index}", body, replaces)
     texts = {}
     for module, notebooks in sources.items():
         header = HEADER.format(sources=", ".join(dict.fromkeys(notebooks)))
-        parts = [import_block(imports[module])] + chunks.get(module, [])
+        parts = [import_block(imports[module])] + [
+            f"# From book/{origin}.\n{body}" for origin, body in chunks.get(module, [])
+            if body.strip()]
         texts[module] = header + "\n" + "\n\n\n".join(p for p in parts if p) + "\n"
     return texts
+
+
+def place(chunks, origin, body, replaces):
+    """Add the cell `body` from `origin` to a module's chunks [(origin, code)]: at the end, or,
+    if it replaces names, in the place of the first of them, removing the others."""
+    defined = {name: k for k, (_, code) in enumerate(chunks) for name in defined_names(code)}
+    new = defined_names(body)
+    for name in new:
+        if name in defined and name not in replaces:
+            raise SystemExit(f"{origin}: {name} is already defined in {chunks[defined[name]][0]}; "
+                             f"say `(replaces {name})` in the export line if that is meant")
+    for name in replaces:
+        if name not in defined:
+            raise SystemExit(f"{origin}: replaces {name}, which no earlier cell defines")
+        if name not in new:
+            raise SystemExit(f"{origin}: replaces {name} but does not define it")
+    if not replaces:
+        chunks.append((origin, body))
+        return
+    cut = []
+    for name in replaces:
+        k = defined[name]
+        first, last = defined_names(chunks[k][1])[name]
+        cut.append((k, first, last))
+    k0, first0, last0 = cut[0]
+    for k, first, last in sorted(cut, key=lambda c: (c[0], -c[1])):
+        if (k, first) == (k0, first0):
+            continue
+        lines = chunks[k][1].splitlines()
+        chunks[k] = (chunks[k][0], "\n".join(lines[:first - 1] + lines[last:]).strip("\n"))
+    where, code = chunks[k0]
+    lines = code.splitlines()
+    before = "\n".join(lines[:first0 - 1]).strip("\n")
+    after = "\n".join(lines[last0:]).strip("\n")
+    was = where.split(", cell")[0]
+    grown = (f"{origin} (grown from the version in book/{where})"
+             if was != origin.split(", cell")[0] else origin)
+    chunks[k0:k0 + 1] = [(where, before), (grown, body), (f"{where}, continued", after)]
 
 
 def main(argv):
