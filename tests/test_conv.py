@@ -4,14 +4,17 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from engine import numerical_gradient
-from engine.check import CONVOLUTION_CASES, finite_difference_error, second_order_torch_error, torch_error
+from engine.catalogue import CONVOLUTION_CASES
+from engine.check import finite_difference_error
+from engine.witness import second_order_torch_error, torch_error
 from engine.nn import conv2d, max_pool2d
 from engine.tensor import Tensor
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(ci=30))
 @given(n=st.integers(1, 2), c=st.integers(1, 3), o=st.integers(1, 3), h=st.integers(3, 7), w=st.integers(3, 7),
        kh=st.integers(1, 3), kw=st.integers(1, 3), stride=st.sampled_from([1, 2]),
        padding=st.sampled_from([0, 1]), bias=st.booleans(), seed=st.integers(0, 2**16))
@@ -48,7 +51,7 @@ def test_conv2d_against_finite_differences(stride, padding):
         np.testing.assert_allclose(t.grad, numerical_gradient(projected, [x0, w0, b0][index]), rtol=1e-7, atol=1e-8)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(ci=20))
 @given(n=st.integers(1, 2), c=st.integers(1, 3), h=st.sampled_from([2, 4, 6]), w=st.sampled_from([2, 4, 8]),
        seed=st.integers(0, 2**16))
 def test_max_pool2d_matches_torch(n, c, h, w, seed):

@@ -1,21 +1,21 @@
-"""The network pieces: MLP, cross-entropy, SGD and the spiral data, against PyTorch where it applies."""
+"""The network pieces: MLP, cross-entropy and the spiral data, against PyTorch where it applies."""
 import subprocess
 import sys
-from fractions import Fraction
 
 import numpy as np
 import pytest
 import torch
 
 from engine import Tensor
-from engine.check import gradcheck, torch_check
+from engine.check import gradcheck
 from engine.data import spiral
-from engine.nn import MLP, cross_entropy
-from engine.optim import SGD
+from engine.nn import MLP, cross_entropy, log_softmax, nll
+from engine.witness import torch_check
 
 
 def test_engine_never_imports_torch():
-    code = "import sys, engine, engine.check, engine.nn, engine.optim, engine.data; print('torch' in sys.modules)"
+    code = ("import sys, engine, engine.catalogue, engine.check, engine.witness, engine.museum, "
+            "engine.nn, engine.optim, engine.data; print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 
@@ -26,6 +26,19 @@ def test_mlp_structure():
     assert net(Tensor(np.ones((5, 2)))).shape == (5, 3)
     assert all(np.array_equal(a.data, b.data) for a, b in zip(net.params, MLP([2, 16, 8, 3], seed=0).params))
     assert not np.array_equal(net.params[0].data, MLP([2, 16, 8, 3], seed=1).params[0].data)
+    assert [(W.shape, b.shape) for W, b in net.layers] == [((2, 16), (16,)), ((16, 8), (8,)),
+                                                            ((8, 3), (3,))]
+    assert [id(p) for p in net.params] == [id(p) for layer in net.layers for p in layer]
+
+
+def test_nll_takes_its_targets_as_a_keyword():
+    logits = Tensor(np.random.default_rng(0).normal(size=(4, 3)))
+    targets = np.array([0, 2, 2, 1])
+    log_probs = log_softmax(logits)
+    loss = nll(log_probs, targets=targets)
+    assert loss.item() == cross_entropy(logits, targets).item()
+    assert list(loss.params) == ["targets"] and loss.params["targets"] is targets
+    assert len(loss.inputs) == 1 and loss.inputs[0] is log_probs
 
 
 def test_zero_grad():
@@ -65,31 +78,6 @@ def test_gradcheck_reports_a_kink_instead_of_failing():
     w = Tensor([0.0, 1.0])   # relu(0) sits exactly on the kink
     report = gradcheck(lambda: (w.relu() * 3.0).sum(), [w])
     assert report.kinks == 1 and report.checked == 1 and report.max_relative_error < 1e-9
-
-
-@pytest.mark.parametrize("lr", [0.5, 0.3])
-def test_sgd_matches_torch(lr):
-    """Bit-for-bit when lr * g is exact; otherwise PyTorch rounds p - lr*g once (a fused multiply-add)."""
-    rng = np.random.default_rng(0)
-    params = [Tensor(rng.normal(size=s)) for s in [(3, 2), (2,)]]
-    witness = [torch.tensor(p.data, requires_grad=True) for p in params]
-    ours, theirs = SGD(params, lr=lr), torch.optim.SGD(witness, lr=lr)
-    for _ in range(5):
-        for p, w in zip(params, witness):
-            p.grad = rng.normal(size=p.shape)
-            w.grad = torch.tensor(p.grad)
-        before = [p.data for p in params]
-        ours.step()
-        theirs.step()
-        for b, p, w in zip(before, params, witness):
-            np.testing.assert_array_equal(p.data, b - lr * p.grad)
-            rounded_once = [float(Fraction(x) - Fraction(lr) * Fraction(g)) for x, g in zip(b.ravel(), p.grad.ravel())]
-            np.testing.assert_array_equal(w.detach().numpy().ravel(), rounded_once)
-            w.data = torch.tensor(p.data)   # continue both from the same point
-    if lr == 0.5:
-        assert all(np.array_equal(p.data, w.detach().numpy()) for p, w in zip(params, witness))
-    ours.zero_grad()
-    assert all(not p.grad.any() for p in params)
 
 
 def test_spiral_is_seeded():

@@ -1,34 +1,40 @@
 """Property-based tests: every op of the engine's catalogue against PyTorch and central differences,
-on shapes that hypothesis generates (broadcasting pairs, matmul signatures, reduction axes)."""
+on shapes that hypothesis draws from the case's shape family (engine.catalogue.ShapeFamily:
+broadcasting pairs, matmul signatures, arrays of a given rank); a case without a family is drawn
+from its listed shapes."""
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
-from engine.check import ELEMENTWISE, OP_CASES, finite_difference_error, torch_error
+from engine.catalogue import OP_CASES
+from engine.check import finite_difference_error
+from engine.witness import torch_error
 
 CASES = {case.name: case for case in OP_CASES}
-SMALL = dict(min_side=1, max_side=4)
 
 
 def shapes_for(case):
-    """A strategy for input shapes that `case` accepts, broadcasting wherever the op allows."""
-    if case.name in ("add", "subtract", "multiply", "divide"):
-        return mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, **SMALL).map(
-            lambda s: s.input_shapes)
-    if case.name == "matmul":
-        return mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=2, **SMALL).map(
-            lambda s: s.input_shapes)
-    if case.name in ("transpose", "swapaxes", "sum", "sum keepdims", "mean", "max"):
-        return array_shapes(min_dims=3, max_dims=3, **SMALL).map(lambda s: (s,))
-    if case.name in ("index (repeats)", "scatter_add"):
-        return st.integers(1, 4).map(lambda n: ((4, n),) if case.name == "scatter_add" else ((3, n),))
-    if case.name in ("index (slice)", "index (mask)"):
-        return array_shapes(min_dims=2, max_dims=2, min_side=2, max_side=5).map(lambda s: (s,))
-    if case.shapes == ELEMENTWISE:
-        return array_shapes(min_dims=0, max_dims=3, **SMALL).map(lambda s: (s,))
-    return st.sampled_from(case.shapes)   # ops whose shapes are tied to their parameters
+    """A strategy for input shapes that `case` accepts: its shape family, else its listed shapes."""
+    family = case.family
+    if family is None:
+        return st.sampled_from(case.shapes)
+    (min_dims, max_dims), (min_side, max_side) = family.dims, family.sides
+    sizes = dict(min_side=min_side, max_side=max_side)
+    if family.kind == "broadcast":
+        return mutually_broadcastable_shapes(
+            num_shapes=len(case.shapes[0]), min_dims=min_dims, max_dims=max_dims,
+            **sizes).map(lambda s: s.input_shapes)
+    if family.kind == "matmul":
+        return mutually_broadcastable_shapes(
+            signature=np.matmul.signature, min_dims=min_dims, max_dims=max_dims,
+            **sizes).map(lambda s: s.input_shapes)
+    assert family.kind == "array", family
+    arrays = array_shapes(min_dims=min_dims, max_dims=max_dims, **sizes)
+    if family.rows is not None:
+        arrays = arrays.map(lambda s: (family.rows,) + s[1:])
+    return arrays.map(lambda s: (s,))
 
 
 @pytest.mark.parametrize("name", CASES)
