@@ -4,9 +4,11 @@
     python benchmarks/run.py --quick    # a smoke run in seconds (the tests call it)
 
 Implementations alternate within every round, so that machine load affects them alike; the table
-reports medians over rounds and ratios to hand-written NumPy. Every measurement runs in a fresh
-Python process whose allocator is first brought to the same state (see `warm_allocator`), so that no
-measurement inherits another's. Nothing here asserts a speed.
+reports medians over rounds and ratios to hand-written NumPy; how many rounds each benchmark runs is
+in the table ROUNDS. Every measurement runs in a fresh Python process, so that no measurement inherits
+another's: the timings first bring their process's allocator to the same state (see `warm_allocator`);
+the memory measurement leaves it as it starts, so that its peak belongs to the training loop alone.
+Nothing here asserts a speed.
 """
 import argparse
 import gc
@@ -24,17 +26,39 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.check import torch_mlp  # noqa: E402
 from engine.nn import MLP, cross_entropy, linear  # noqa: E402
 from engine.optim import SGD  # noqa: E402
-from engine.tensor import (Tensor, graph_footprint, jacobian_forward,  # noqa: E402
-                           jacobian_reverse, jvp, no_grad, relu)
+from engine.tensor import Tensor, graph_footprint, no_grad, relu  # noqa: E402
+from engine.transforms import jacobian_forward, jacobian_reverse, jvp  # noqa: E402
+from engine.witness import torch_mlp  # noqa: E402
 
 SPIRAL = "spiral [2,64,64,3] b300"
 NETS = {SPIRAL: ([2, 64, 64, 3], 300),
         "wide [2,256,256,3] b4096": ([2, 256, 256, 3], 4096),
         "mnist [784,512,512,10] b4096": ([784, 512, 512, 10], 4096)}
 LR = 0.1
+
+# How long each timing runs, (rounds, calls per round), in the quick smoke run and in the full one.
+# Every round calls each implementation `calls` times in turn; the report is the median over the
+# rounds (for the Jacobian grid's short calls, the fastest round).
+ROUNDS = {
+    "training step":                   {"quick": (3, 1), "full": (41, 20)},
+    "training step, batch over 1000":  {"quick": (3, 1), "full": (15, 1)},
+    "spiral forward":                  {"quick": (3, 5), "full": (41, 100)},
+    "width sweep":                     {"quick": (3, 1), "full": (9, 3)},
+    "forward mode, spiral":            {"quick": (3, 5), "full": (41, 50)},
+    "forward mode, Jacobian grid":     {"quick": (3, 3), "full": (21, 10)},
+}
+
+
+def rounds_for(benchmark, quick):
+    """(rounds, calls per round) of `benchmark` from ROUNDS."""
+    return ROUNDS[benchmark]["quick" if quick else "full"]
+
+
+def layers(params):
+    """A flat parameter list [W1, b1, W2, b2, ...], as MLP.params holds it, as (W, b) pairs."""
+    return list(zip(params[0::2], params[1::2]))
 
 
 def problem(sizes, batch, seed=0):
@@ -48,10 +72,10 @@ def problem(sizes, batch, seed=0):
 
 def unfused_forward(net, X):
     """The MLP's logits with each layer written `x @ W + b`, a matmul and an add instead of one linear op."""
-    h = X
-    for i in range(0, len(net.params), 2):
-        h = h @ net.params[i] + net.params[i + 1]
-        if i + 2 < len(net.params):
+    h, pairs = X, layers(net.params)
+    for k, (W, b) in enumerate(pairs):
+        h = h @ W + b
+        if k < len(pairs) - 1:
             h = relu(h)
     return h
 
@@ -74,15 +98,14 @@ def engine_step(sizes, X, y, weights, forward=MLP.__call__):
 
 def numpy_step(sizes, X, y, weights):
     """Forward and backward written out by hand: the floor the engine is measured against."""
-    params = [w.copy() for w in weights]
+    pairs = layers([w.copy() for w in weights])     # (W, b) of every layer, updated in place
     n = len(y)
 
     def step():
         activations, h = [X], X
-        layers = len(params) // 2
-        for i in range(layers):
-            h = h @ params[2 * i] + params[2 * i + 1]
-            if i < layers - 1:
+        for k, (W, b) in enumerate(pairs):
+            h = h @ W + b
+            if k < len(pairs) - 1:
                 h = np.maximum(h, 0)
             activations.append(h)
         shifted = h - h.max(axis=1, keepdims=True)
@@ -92,12 +115,13 @@ def numpy_step(sizes, X, y, weights):
         g = probs
         g[np.arange(n), y] -= 1
         g /= n
-        for i in reversed(range(layers)):
-            grad_W, grad_b = activations[i].T @ g, g.sum(axis=0)
-            if i > 0:
-                g = (g @ params[2 * i].T) * (activations[i] > 0)
-            params[2 * i] -= LR * grad_W
-            params[2 * i + 1] -= LR * grad_b
+        for k in reversed(range(len(pairs))):
+            W, b = pairs[k]
+            grad_W, grad_b = activations[k].T @ g, g.sum(axis=0)
+            if k > 0:
+                g = (g @ W.T) * (activations[k] > 0)
+            W -= LR * grad_W
+            b -= LR * grad_b
         return loss
     return step
 
@@ -126,10 +150,10 @@ def autograd_step(sizes, X, y, weights):
     n = len(y)
 
     def loss_of(ps):
-        h = X
-        for i in range(0, len(ps), 2):
-            h = anp.dot(h, ps[i]) + ps[i + 1]
-            if i + 2 < len(ps):
+        h, pairs = X, layers(ps)
+        for k, (W, b) in enumerate(pairs):
+            h = anp.dot(h, W) + b
+            if k < len(pairs) - 1:
                 h = anp.maximum(h, 0)
         shifted = h - anp.max(h, axis=1, keepdims=True)
         return -anp.mean(shifted[np.arange(n), y] - anp.log(anp.sum(anp.exp(shifted), axis=1)))
@@ -226,9 +250,8 @@ def training_step(net, quick, include_autograd):
     sizes, batch = NETS[net]
     if quick:
         sizes, batch = sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:], min(batch, 64)
-    big = batch > 1000
-    return interleaved_medians(implementations(sizes, batch, include_autograd),
-                               rounds=3 if quick else (15 if big else 41), repeats=1 if quick or big else 20)
+    benchmark = "training step, batch over 1000" if batch > 1000 else "training step"
+    return interleaved_medians(implementations(sizes, batch, include_autograd), *rounds_for(benchmark, quick))
 
 
 def training_steps(quick, include_autograd):
@@ -245,10 +268,10 @@ def forward_only(quick):
         p.data = w
 
     def numpy_forward():
-        h = X
-        for i in range(0, len(weights), 2):
-            h = h @ weights[i] + weights[i + 1]
-            if i + 2 < len(weights):
+        h, pairs = X, layers(weights)
+        for k, (W, b) in enumerate(pairs):
+            h = h @ W + b
+            if k < len(pairs) - 1:
                 h = np.maximum(h, 0)
         return h
 
@@ -258,7 +281,7 @@ def forward_only(quick):
 
     return interleaved_medians({"numpy (by hand)": numpy_forward, "engine, no_grad": engine_no_grad,
                                 "engine, recording": lambda: net(X)},
-                               rounds=3 if quick else 41, repeats=5 if quick else 100)
+                               *rounds_for("spiral forward", quick))
 
 
 def memory(quick):
@@ -296,12 +319,13 @@ def width_sweep(quick):
     for width in widths:
         sizes, batch = [2, width, width, 3], (256 if quick else 4096)
         sweep[width] = interleaved_medians(implementations(sizes, batch, include_autograd=False),
-                                           rounds=3 if quick else 9, repeats=1 if quick else 3)
+                                           *rounds_for("width sweep", quick))
     return sweep
 
 
 def deep_chain(quick):
     """Seconds per node of backward over chains of n multiplications (after one warm-up chain)."""
+    warm_allocator()
     result = {}
     warm_up = Tensor(np.ones(4))
     (warm_up * 1.0).backward(np.ones(4))
@@ -361,10 +385,10 @@ def forward_mode(quick):
     directions = [rng.normal(size=w.shape) for w in weights]
 
     def logits(*params):
-        h = X
-        for i in range(0, len(params), 2):
-            h = linear(h, params[i], params[i + 1])
-            if i + 2 < len(params):
+        h, pairs = X, layers(params)
+        for k, (W, b) in enumerate(pairs):
+            h = linear(h, W, b)
+            if k < len(pairs) - 1:
                 h = relu(h)
         return h
 
@@ -376,7 +400,7 @@ def forward_mode(quick):
         {"engine, no_grad": engine_no_grad,
          "jvp, direction in the inputs X": lambda: jvp(net, (X,), (U,)),
          "jvp, direction in all parameters": lambda: jvp(logits, weights, directions)},
-        rounds=3 if quick else 41, repeats=5 if quick else 50)
+        *rounds_for("forward mode, spiral", quick))
     depths = [100, 1_000] if quick else [1_000, 100_000]
     memory = {"jvp": {depth: chain_peak_bytes(depth, "jvp") for depth in depths},
               "no_grad": {depths[-1]: chain_peak_bytes(depths[-1], "no_grad")}}
@@ -390,7 +414,7 @@ def forward_mode(quick):
                 {"forward, n passes": lambda: jacobian_forward(f, x, batched=False),
                  "forward, one batched pass": lambda: jacobian_forward(f, x),
                  "reverse, m passes": lambda: jacobian_reverse(f, x)},
-                rounds=3 if quick else 21, repeats=3 if quick else 10)
+                *rounds_for("forward mode, Jacobian grid", quick))
             grid[f"{n},{m}"] = times
     return {"spiral_seconds": spiral, "chain_peak_bytes": memory, "jacobian_seconds": grid}
 
@@ -401,23 +425,40 @@ def interleaved_minimums(functions, rounds, repeats):
     return interleaved_medians(functions, rounds, repeats, statistic=np.min)
 
 
-def forward_mode_summary(result):
-    """The lines the benchmark prints about forward mode."""
-    spiral = result["spiral_seconds"]
+def report(results):
+    """Print what the benchmark measured: times as ratios to hand-written NumPy (or to the
+    engine's forward pass under no_grad, for forward mode)."""
+    machine = results["machine"]
+    print("BLAS:", machine["blas"], "| threads:", machine["threads"], "| libc:", machine["libc"],
+          "| OPENBLAS_CORETYPE:", machine["OPENBLAS_CORETYPE"])
+    steps = results["training_step_seconds"]
+    print(f"\n{'training step (median)':<32}" + "".join(f"{name:>24}" for name in next(iter(steps.values()))))
+    for net, medians in steps.items():
+        base = medians["numpy (by hand)"]
+        print(f"{net:<32}" + "".join(f"{t * 1e3:>15.3f} ms {t / base:>5.2f}x" for t in medians.values()))
+    forward = results["forward_spiral_seconds"]
+    print("\nspiral forward:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)"
+                                       for k, v in forward.items()))
+    mem = results["memory"]
+    print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
+          f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")
+    print("width sweep [2,w,w,3] b4096, ratio to numpy:", {w: {k: round(v / m["numpy (by hand)"], 2) for k, v in m.items()}
+                                                         for w, m in results["width_sweep_seconds"].items()})
+    print("deep chain backward, µs per node:",
+          {n: round(t * 1e6, 2) for n, t in results["deep_chain_seconds_per_node"].items()})
+    forward_mode = results["forward_mode"]
+    spiral = forward_mode["spiral_seconds"]
     base = spiral["engine, no_grad"]
-    lines = ["forward mode, spiral net: " + ", ".join(
-        f"{k} {v * 1e6:.0f} µs ({v / base:.2f}x)" for k, v in spiral.items())]
-    memory = result["chain_peak_bytes"]
-    lines.append("chain peak (KiB): jvp " + ", ".join(
-        f"{int(d):,} ops {b / 1024:.0f}" for d, b in memory["jvp"].items())
-        + "; no_grad " + ", ".join(f"{int(d):,} ops {b / 1024:.0f}"
-                                   for d, b in memory["no_grad"].items()))
+    print("forward mode, spiral net: " + ", ".join(
+        f"{k} {v * 1e6:.0f} µs ({v / base:.2f}x)" for k, v in spiral.items()))
+    chain = forward_mode["chain_peak_bytes"]
+    print("chain peak (KiB): jvp " + ", ".join(f"{int(d):,} ops {b / 1024:.0f}" for d, b in chain["jvp"].items())
+          + "; no_grad " + ", ".join(f"{int(d):,} ops {b / 1024:.0f}" for d, b in chain["no_grad"].items()))
     ratios = {cell: (t["forward, n passes"] / t["reverse, m passes"],
                      t["forward, one batched pass"] / t["reverse, m passes"])
-              for cell, t in result["jacobian_seconds"].items()}
-    lines.append("Jacobian, time forward / time reverse (n passes; batched): " + ", ".join(
+              for cell, t in forward_mode["jacobian_seconds"].items()}
+    print("Jacobian, time forward / time reverse (n passes; batched): " + ", ".join(
         f"({cell}) {a:.2f}; {b:.2f}" for cell, (a, b) in ratios.items()))
-    return lines
 
 
 def main(argv=None):
@@ -442,24 +483,10 @@ def main(argv=None):
         "forward_spiral_seconds": in_fresh_process("forward_only", args.quick),
         "memory": in_fresh_process("memory", args.quick),
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
-        "deep_chain_seconds_per_node": deep_chain(args.quick),
+        "deep_chain_seconds_per_node": in_fresh_process("deep_chain", args.quick),
         "forward_mode": in_fresh_process("forward_mode", args.quick),
     }
-    print("BLAS:", results["machine"]["blas"], "| threads:", args.threads, "| libc:", results["machine"]["libc"],
-          "| OPENBLAS_CORETYPE:", results["machine"]["OPENBLAS_CORETYPE"])
-    print(f"\n{'training step (median)':<32}" + "".join(f"{name:>24}" for name in next(iter(results['training_step_seconds'].values()))))
-    for net, medians in results["training_step_seconds"].items():
-        base = medians["numpy (by hand)"]
-        print(f"{net:<32}" + "".join(f"{t * 1e3:>15.3f} ms {t / base:>5.2f}x" for t in medians.values()))
-    forward = results["forward_spiral_seconds"]
-    print("\nspiral forward:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)" for k, v in forward.items()))
-    mem = results["memory"]
-    print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
-          f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")
-    print("width sweep [2,w,w,3] b4096, ratio to numpy:", {w: {k: round(v / m["numpy (by hand)"], 2) for k, v in m.items()}
-                                                         for w, m in results["width_sweep_seconds"].items()})
-    print("deep chain backward, µs per node:", {n: round(t * 1e6, 2) for n, t in results["deep_chain_seconds_per_node"].items()})
-    print("\n".join(forward_mode_summary(results["forward_mode"])))
+    report(results)
     output = args.output or (None if args.quick else ROOT / "benchmarks" / "results.json")
     if output:
         Path(output).write_text(json.dumps(results, indent=1))

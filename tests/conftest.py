@@ -1,9 +1,3 @@
-"""Hypothesis profiles: `ci` (the default) runs a fixed, derandomised number of examples."""
-import os
-
-from hypothesis import HealthCheck, settings
-
-settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None, database=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("thorough", max_examples=500, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+"""Loads the hypothesis profile that HYPOTHESIS_PROFILE names (tests/hypothesis_profiles.py):
+`ci`, the default, runs a fixed, derandomised number of examples; `thorough` runs 500."""
+import hypothesis_profiles  # noqa: F401  (registers the profiles and loads the chosen one)

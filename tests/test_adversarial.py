@@ -6,8 +6,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, broadcastable_shapes
+from hypothesis_profiles import examples
 
-from engine.tensor import Tensor, grad
+from engine.tensor import Tensor
+from engine.transforms import grad
 
 SIDES = dict(min_side=0, max_side=3)
 CONSTANT_KINDS = ["float", "int", "numpy scalar", "0-d array", "list", "tuple", "float64 array",
@@ -213,7 +215,7 @@ def close(a, b):
     np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, equal_nan=True)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(ci=200))
 @given(programs(), st.integers(0, 2**16))
 def test_random_programs_match_pytorch(program, seed):
     leaves, steps = program

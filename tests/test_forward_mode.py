@@ -10,8 +10,9 @@ import torch
 
 import engine.nn
 import engine.tensor
-from engine.tensor import (Dual, Op, Tensor, gradient_of_dual, hvp, hvp_forward_over_reverse,
-                           jacobian_forward, jacobian_reverse, jvp, tape_call)
+from engine.tensor import Op, Tensor
+from engine.transforms import (Dual, gradient_of_dual, hvp, hvp_forward_over_reverse,
+                               jacobian_forward, jacobian_reverse, jvp, tape_call)
 
 
 def test_a_tangent_of_the_wrong_shape_is_refused_with_both_shapes():

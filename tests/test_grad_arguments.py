@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.tensor import Tensor, grad
+from engine.tensor import Tensor
+from engine.transforms import grad
 
 
 def test_grad_returns_fresh_writeable_arrays_even_for_one_input_twice():

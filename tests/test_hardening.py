@@ -9,7 +9,8 @@ import torch
 
 from engine.nn import conv2d, cross_entropy, max_pool2d
 from engine.optim import SGD, Adam
-from engine.tensor import Tensor, grad, jvp, no_grad, recording
+from engine.tensor import Tensor, no_grad, recording
+from engine.transforms import grad, jvp
 
 
 def torch_grads(f, *arrays):

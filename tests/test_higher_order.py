@@ -5,11 +5,14 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from test_properties import CASES, shapes_for
 
-from engine.check import (jvp_batch_error, jvp_torch_error, jvp_vjp_consistency_error,
-                          second_order_error, second_order_torch_error)
-from engine.tensor import Tensor, grad, hvp, hvp_forward_over_reverse, jacobian_forward, jacobian_reverse, jvp
+from engine.check import jvp_batch_error, jvp_vjp_consistency_error, second_order_error
+from engine.tensor import Tensor
+from engine.transforms import (grad, hvp, hvp_forward_over_reverse, jacobian_forward,
+                               jacobian_reverse, jvp)
+from engine.witness import jvp_torch_error, second_order_torch_error
 
 HIGHER_ORDER_CHECKS = {
     "jvp vs torch.func.jvp": (jvp_torch_error, 1e-13),
@@ -26,7 +29,7 @@ def test_every_op(name, check):
     case = CASES[name]
     function, tolerance = HIGHER_ORDER_CHECKS[check]
 
-    @settings(max_examples=8)
+    @settings(max_examples=examples(ci=8))
     @given(shapes_for(case), st.integers(0, 2**16))
     def run(shapes, seed):
         assert function(case, shapes, seed) <= tolerance

@@ -31,6 +31,13 @@ CASES = {  # name: (call, exception, a regex the message must match)
     "array + wrong shape": (lambda: np.ones((4, 2)) + x, ValueError, r"add: .*\(4,2\) \(2,3\)"),
     "@ wrong shape": (lambda: x @ np.ones((2, 2)), ValueError, r"matmul: shapes \(2, 3\) and \(2, 2\)"),
     "@ a number": (lambda: x @ 2.0, ValueError, r"matmul: needs operands with at least one axis"),
+    "an op given too many inputs": (lambda: __import__("engine").tensor.exp(x, x), TypeError,
+                                    r"exp: takes 1 input \(one per local rule\), got 2"),
+    "an op with a rule missing": (lambda: __import__("engine").Op(
+        "pair", np.add, lambda g, out, a, b: g)(x, x), TypeError,
+        r"pair: takes 1 input \(one per local rule\), got 2"),
+    "nll, targets as an input": (lambda: __import__("engine").nn.nll(x, np.array([0, 1])),
+                                 TypeError, r"nll: takes 1 input .* targets are keyword"),
     "** Tensor": (lambda: x ** x, TypeError, r"power: the exponent must be a Python number, got Tensor"),
     "** list": (lambda: x ** [1, 2], TypeError, r"power: .* got list"),
     "sum, axis out of range": (lambda: x.sum(axis=5), ValueError, r"sum: axis 5 is out of bounds"),

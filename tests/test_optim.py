@@ -1,11 +1,37 @@
-"""Adam against torch.optim.Adam, and no_grad's semantics."""
+"""The optimisers against torch.optim: SGD (chapter 5) and Adam (chapter 7)."""
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import torch
 
-from engine.nn import MLP
-from engine.optim import Adam
-from engine.tensor import Tensor, graph_footprint, no_grad, recording
+from engine.optim import SGD, Adam, Optimizer
+from engine.tensor import Tensor
+
+
+@pytest.mark.parametrize("lr", [0.5, 0.3])
+def test_sgd_matches_torch(lr):
+    """Bit-for-bit when lr * g is exact; otherwise PyTorch rounds p - lr*g once (a fused multiply-add)."""
+    rng = np.random.default_rng(0)
+    params = [Tensor(rng.normal(size=s)) for s in [(3, 2), (2,)]]
+    witness = [torch.tensor(p.data, requires_grad=True) for p in params]
+    ours, theirs = SGD(params, lr=lr), torch.optim.SGD(witness, lr=lr)
+    for _ in range(5):
+        for p, w in zip(params, witness):
+            p.grad = rng.normal(size=p.shape)
+            w.grad = torch.tensor(p.grad)
+        before = [p.data for p in params]
+        ours.step()
+        theirs.step()
+        for b, p, w in zip(before, params, witness):
+            np.testing.assert_array_equal(p.data, b - lr * p.grad)
+            rounded_once = [float(Fraction(x) - Fraction(lr) * Fraction(g)) for x, g in zip(b.ravel(), p.grad.ravel())]
+            np.testing.assert_array_equal(w.detach().numpy().ravel(), rounded_once)
+            w.data = torch.tensor(p.data)   # continue both from the same point
+    if lr == 0.5:
+        assert all(np.array_equal(p.data, w.detach().numpy()) for p, w in zip(params, witness))
+    ours.zero_grad()
+    assert all(not p.grad.any() for p in params)
 
 
 @pytest.mark.parametrize("lr, betas, eps", [(1e-3, (0.9, 0.999), 1e-8), (3e-2, (0.8, 0.99), 1e-6)])
@@ -32,46 +58,8 @@ def test_adam_zero_grad():
     assert p.grad.tolist() == [0.0]
 
 
-def test_no_grad_results_are_constants():
-    w = Tensor([1.0, 2.0])
-    with no_grad():
-        y = (w * 2.0).tanh()
-    assert y.op is None and y.parents == () and not y.requires_grad
-    (y * w).sum().backward()
-    np.testing.assert_allclose(w.grad, np.tanh([2.0, 4.0]))
-
-
-def test_no_grad_nests_and_restores():
-    assert recording.on
-    with no_grad():
-        with no_grad():
-            pass
-        assert not recording.on
-        assert (Tensor(1.0) * 2.0).op is None
-    assert recording.on and (Tensor(1.0) * 2.0).op is not None
-
-
-def test_no_grad_is_exception_safe():
-    with pytest.raises(ZeroDivisionError):
-        with no_grad():
-            1 / 0
-    assert recording.on
-
-
-def test_graph_footprint_and_detach():
-    net = MLP([3, 5, 2], seed=0)
-    out = net(np.ones((4, 3)))
-    nodes, size = graph_footprint(out)
-    assert nodes == 3 and size == 8 * (4 * 5 * 2 + 4 * 2)   # linear, relu (4x5); linear (4x2)
-    with no_grad():
-        assert graph_footprint(net(np.ones((4, 3)))) == (0, 0)
-    d = out.detach()
-    assert d.op is None and not d.requires_grad and np.array_equal(d.data, out.data)
-
-
-def test_backward_inside_no_grad():
-    w = Tensor([1.0, 2.0])
-    loss = (w * w).sum()
-    with no_grad():
-        loss.backward()
-    np.testing.assert_array_equal(w.grad, [2.0, 4.0])
+def test_sgd_and_adam_share_one_base_class():
+    assert issubclass(SGD, Optimizer) and issubclass(Adam, Optimizer)
+    assert "zero_grad" not in vars(SGD) and "zero_grad" not in vars(Adam)   # the base's
+    with pytest.raises(NotImplementedError, match="Optimizer does not define step"):
+        Optimizer([Tensor([1.0])], lr=0.1).step()

@@ -1,0 +1,52 @@
+"""no_grad (chapter 8): what runs under it records nothing, and it nests, restores and survives
+errors; the size of a recorded graph, and detach."""
+import numpy as np
+import pytest
+
+from engine.nn import MLP
+from engine.tensor import Tensor, graph_footprint, no_grad, recording
+
+
+def test_no_grad_results_are_constants():
+    w = Tensor([1.0, 2.0])
+    with no_grad():
+        y = (w * 2.0).tanh()
+    assert y.op is None and y.parents == () and not y.requires_grad
+    (y * w).sum().backward()
+    np.testing.assert_allclose(w.grad, np.tanh([2.0, 4.0]))
+
+
+def test_no_grad_nests_and_restores():
+    assert recording.on
+    with no_grad():
+        with no_grad():
+            pass
+        assert not recording.on
+        assert (Tensor(1.0) * 2.0).op is None
+    assert recording.on and (Tensor(1.0) * 2.0).op is not None
+
+
+def test_no_grad_is_exception_safe():
+    with pytest.raises(ZeroDivisionError):
+        with no_grad():
+            1 / 0
+    assert recording.on
+
+
+def test_graph_footprint_and_detach():
+    net = MLP([3, 5, 2], seed=0)
+    out = net(np.ones((4, 3)))
+    nodes, size = graph_footprint(out)
+    assert nodes == 3 and size == 8 * (4 * 5 * 2 + 4 * 2)   # linear, relu (4x5); linear (4x2)
+    with no_grad():
+        assert graph_footprint(net(np.ones((4, 3)))) == (0, 0)
+    d = out.detach()
+    assert d.op is None and not d.requires_grad and np.array_equal(d.data, out.data)
+
+
+def test_backward_inside_no_grad():
+    w = Tensor([1.0, 2.0])
+    loss = (w * w).sum()
+    with no_grad():
+        loss.backward()
+    np.testing.assert_array_equal(w.grad, [2.0, 4.0])
