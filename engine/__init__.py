@@ -4,18 +4,7 @@ The modules are generated from the book's notebooks by tools/export_engine.py; t
 gathers the public names, which the book imports from here. engine.viz (draw) is imported on its
 own, since it needs graphviz.
 """
-from . import tensor as _tensor
-from . import transforms as _transforms
-
-# Temporary, until the chapter 13-15 notebooks (engine/memory.py comes from chapter 14),
-# benchmarks/run.py and autograder/test_tasks.py import the transformations from
-# engine.transforms: the names that moved there stay reachable as engine.tensor.NAME.
-for _name in ("Dual", "ForwardMode", "as_dual", "dual_call", "forward_mode", "tape_call",
-              "tangent_array", "jvp", "jacobian_forward", "jacobian_reverse", "grad",
-              "direction_array", "hvp", "hvp_forward_over_reverse", "gradient_of_dual"):
-    setattr(_tensor, _name, getattr(_transforms, _name))
-
-from .catalogue import OP_CASES, case  # noqa: E402
+from .catalogue import OP_CASES, case
 from .check import finite_difference_error, gradcheck, numerical_gradient, relative_error
 from .memory import ArrayCensus, checkpoint
 from .nn import MLP, conv2d, cross_entropy, max_pool2d

@@ -19,6 +19,8 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 
 # (notebook, solution label, (old, new) planting a mistake, phrases its report must contain)
 EXERCISES = [
+    ("17_anatomy.ipynb", "A.1", ("g * sigmoid(x)", "g * sigmoid(-x)"),
+     ["✗ softplus", "local rule vs central differences", "second derivatives"]),
     ("01_tape.ipynb", "1.1*",
      ("g * x / out", "g / out"), ["✗ hypot", "gradient of input 0", "entries wrong"]),
     ("02_matmul_vjp.ipynb", "2.1",
@@ -30,6 +32,16 @@ EXERCISES = [
     ("03_broadcasting.ipynb", "3.1",
      ("exp(x - out.reshape(kept))", "exp(x)"),
      ["✗ logsumexp", "axis=(0, 2), keepdims=False), gradient of input 0", "entries wrong"]),
+    ("06_tape_visualization.ipynb", "6.1",
+     ("len(node.parents) for node in nodes",
+      "len({id(p) for p in node.parents}) for node in nodes"),
+     ["✗ graph_stats", "'(v * v).sum(), a leaf used twice': edges: got 2, expected 3"]),
+    ("06_tape_visualization.ipynb", "6.1",
+     ("max((depth", "min((depth"),
+     ["✗ graph_stats", "a skip connection': depth: got 1, expected 4"]),
+    ("06_tape_visualization.ipynb", "6.2",
+     ("h.tanh() * h", "h * h.tanh()"),
+     ["✗ bug finder", "MISSED", "missed 'order that does not wait'", "a node that two ops use"]),
     ("09_forward_mode.ipynb", "9.1",
      ("axis % x.ndim + 1", "axis"),
      ["✗ cumsum", "case 0 (shape (6,), axis=0), tangent of input 0 (one direction)",
@@ -37,8 +49,6 @@ EXERCISES = [
     ("09_forward_mode.ipynb", "9.1",
      ("- cumsum(g, axis=axis) + g", "- cumsum(g, axis=axis)"),
      ["✗ cumsum", "case 1 (shape (3, 4), axis=0), gradient of input 0", "entries wrong"]),
-    ("16_exercise_checkers.ipynb", "Demo",
-     ("2 * g * x", "g * x"), ["✗ square", "gradient of input 0", "entries wrong"]),
 ]
 
 
