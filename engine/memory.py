@@ -6,16 +6,8 @@ import weakref
 
 import numpy as np
 
-from engine.tensor import (
-    backpropagate,
-    enable_grad,
-    forward_mode,
-    no_grad,
-    Op,
-    recording,
-    Tensor,
-    value_of,
-)
+from engine.tensor import backpropagate, enable_grad, no_grad, Op, recording, Tensor, value_of
+from engine.transforms import forward_mode
 
 
 # From book/14_checkpointing.ipynb, cell 5.

@@ -10,11 +10,14 @@ from engine.tensor import (
     matmul,
     matmul_jvp_a,
     matmul_jvp_b,
+    matmul_vjp_a,
+    matmul_vjp_b,
     Op,
     relu,
     scatter_add,
     Tensor,
     value_of,
+    zero_grad,
 )
 
 
@@ -74,21 +77,21 @@ def nll_vjp(g, out, log_probs, targets):
     return one_hot * g
 
 
-nll = Op("nll", nll_forward, nll_vjp)
+nll = Op("nll", nll_forward, nll_vjp)   # called as nll(log_probs, targets=...)
 
 
 def cross_entropy(logits, targets):
     """Mean softmax cross-entropy of logits (batch, classes) against integer class
     targets (batch,)."""
     targets = class_targets("cross_entropy", targets, np.shape(value_of(logits)))
-    return nll(log_softmax(logits), targets)
+    return nll(log_softmax(logits), targets=targets)
 
 
 linear = Op("linear", lambda x, W, b: matmul.forward(x, W) + b,
             # d(xW + b)/dx: matmul's rule
-            lambda g, out, x, W, b: matmul.vjps[0](g, None, x, W),
+            lambda g, out, x, W, b: matmul_vjp_a(g, None, x, W),
             # d(xW + b)/dW: matmul's rule
-            lambda g, out, x, W, b: matmul.vjps[1](g, None, x, W),
+            lambda g, out, x, W, b: matmul_vjp_b(g, None, x, W),
             # d(xW + b)/db = 1, summed over rows
             lambda g, out, x, W, b: g)
 
@@ -104,24 +107,24 @@ class MLP:
             raise ValueError(f"MLP: sizes must be two or more layer widths (integers "
                              f">= 1), got {sizes}")
         rng = np.random.default_rng(seed)
-        self.params = []
+        self.layers = []                  # one (W, b) pair per layer
         for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
             # He initialisation
             W = rng.normal(size=(fan_in, fan_out)) * np.sqrt(2.0 / fan_in)
-            self.params += [Tensor(W), Tensor(np.zeros(fan_out))]
+            self.layers.append((Tensor(W), Tensor(np.zeros(fan_out))))
+        # W0, b0, W1, b1, ...: one flat list for the optimisers
+        self.params = [p for layer in self.layers for p in layer]
 
     def __call__(self, x):
-        layers = len(self.params) // 2
-        for i in range(layers):
-            x = linear(x, self.params[2 * i], self.params[2 * i + 1])    # x @ W + b
-            if i < layers - 1:
+        for k, (W, b) in enumerate(self.layers):
+            x = linear(x, W, b)                            # x @ W + b
+            if k < len(self.layers) - 1:
                 x = relu(x)
         return x
 
     def zero_grad(self):
         """Forget the gradients of every parameter."""
-        for p in self.params:
-            p.grad = None
+        zero_grad(self.params)
 
 
 # From book/09_forward_mode.ipynb, cell 8.

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from engine.tensor import Tensor
+from engine.tensor import Tensor, zero_grad
 
 
 # From book/05_spiral.ipynb, cell 3.
@@ -44,17 +44,26 @@ def non_negative(optimiser, name, value):
     return value
 
 
-class SGD:
-    """Plain stochastic gradient descent: p <- p - lr * dL/dp."""
+class Optimizer:
+    """What every optimiser shares: its checked parameters and learning rate, and
+    zero_grad. A subclass writes step(), and __init__ for any state of its own."""
 
     def __init__(self, params, lr):
-        self.params = parameter_list("SGD", params)
-        self.lr = non_negative("SGD", "lr", lr)
+        name = type(self).__name__            # errors name the optimiser: "SGD: ..."
+        self.params = parameter_list(name, params)
+        self.lr = non_negative(name, "lr", lr)
 
     def zero_grad(self):
         """Forget the gradients of every parameter."""
-        for p in self.params:
-            p.grad = None
+        zero_grad(self.params)                # the module-level helper of chapter 1
+
+    def step(self):
+        """Move every parameter once, using its .grad."""
+        raise NotImplementedError(f"{type(self).__name__} does not define step()")
+
+
+class SGD(Optimizer):
+    """Plain stochastic gradient descent: p <- p - lr * dL/dp."""
 
     def step(self):
         """Move every parameter one step against its gradient."""
@@ -63,13 +72,12 @@ class SGD:
 
 
 # From book/07_adam.ipynb, cell 3.
-class Adam:
+class Adam(Optimizer):
     """Adam (Kingma & Ba, 2015): per-parameter steps from running moments of the
     gradient."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
-        self.params = parameter_list("Adam", params)
-        self.lr = non_negative("Adam", "lr", lr)
+        super().__init__(params, lr)
         self.eps = non_negative("Adam", "eps", eps)
         if len(betas) != 2 or not all(non_negative("Adam", "betas", b) < 1
                                       for b in betas):
@@ -78,11 +86,6 @@ class Adam:
         self.steps = 0
         self.m = [np.zeros(p.shape) for p in self.params]   # first moments
         self.v = [np.zeros(p.shape) for p in self.params]   # second moments
-
-    def zero_grad(self):
-        """Forget the gradients of every parameter."""
-        for p in self.params:
-            p.grad = None
 
     def step(self):
         """Move every parameter by lr * m̂ / (√v̂ + eps)."""

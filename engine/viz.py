@@ -11,7 +11,7 @@ import numpy as np
 from engine.tensor import backpropagate, Tensor, topological_order, value_of
 
 
-# From book/06_tape_visualization.ipynb, cell 3.
+# From book/06_tape_visualization.ipynb, cell 5.
 def use_available_dot():
     """Point the graphviz package at a layout program: the system's `dot`, else pip's
     graphviz-pure."""
@@ -101,8 +101,8 @@ def draw(root, names=None, values=False, grads=False, order=False,
         folded_inputs = [names.get(id(x), "x".join(map(str, x.shape)))
                          for x in node.inputs if isinstance(x,
                                                             Tensor) and id(x) in folded]
-        params = ", ".join(f"{k}={v}" for k, v in node.params.items()
-                           if k in ("axis", "exponent") and v is not None)
+        params = ", ".join(f"{k}={node.params[k]}" for k in node.op.shown_params
+                           if node.params.get(k) is not None)
         title = node.op.name + (f"({params})" if params else "")
         dot.node(op_name, "\n".join([title] + folded_inputs),
                  shape="ellipse", style="filled", fillcolor="lightyellow")
