@@ -15,7 +15,7 @@ from engine.data import spiral
 from engine.museum import BUGS, planted
 from engine.nn import cross_entropy, MLP
 from engine.tensor import backpropagate, Tensor
-from engine.transforms import jvp
+from engine.transforms import grad, jvp
 from engine.witness import jvp_torch_error, second_order_torch_error, torch_error
 
 
@@ -28,19 +28,22 @@ def well_conditioned(shape, seed):
 
 
 def check_inv(inv):
-    """Check a reader's matrix inverse `inv(A)`: its forward against np.linalg.inv and
-    its gradient against central differences, on matrices and a stack of them. Prints
-    what is wrong; returns True if nothing is."""
+    """Check a reader's matrix inverse `inv(A)`: its forward against np.linalg.inv, its
+    gradient against central differences, on matrices and a stack of them, and that
+    its rule runs on Tensors. Prints what is wrong; returns True if nothing is."""
     problems = []
     for k, shape in enumerate([(2, 2), (3, 3), (2, 4, 4)]):
         a = well_conditioned(shape, seed=k)
         label = f"case {k} (shape {shape})"
         try:
-            problems.append(difference(f"{label}, forward", inv(Tensor(a)).data,
-                                       np.linalg.inv(a)))
-            problems += vjp_problems(inv, [a], label)
+            out = inv(Tensor(a))
         except Exception as error:            # a reader's bug is a finding, not a crash
-            problems.append(f"{label}: {type(error).__name__}: {error}")
+            problems.append(f"{label}, forward: {type(error).__name__}: {error}")
+            continue
+        problems.append(difference(f"{label}, forward", out.data, np.linalg.inv(a)))
+        problems += vjp_problems(inv, [a], label)
+        if k == 0:
+            problems += second_sweep_problems(inv, [a], label)
     return verdict("inv", problems)
 
 
@@ -52,8 +55,9 @@ LOGSUMEXP_CASES = [((5,), None, False), ((3, 5), 1, False), ((3, 5), -1, True),
 
 def check_logsumexp(logsumexp):
     """Check a reader's `logsumexp(x, axis=..., keepdims=...)`: forward against NumPy
-    and gradient against central differences over several axes, then both on inputs
-    near 1000, where e^x overflows. Prints what is wrong; returns True if nothing is."""
+    and gradient against central differences over several axes, that its rule runs on
+    Tensors, then both on inputs near 1000, where e^x overflows. Prints what is wrong;
+    returns True if nothing is."""
     problems = []
     for k, (shape, axis, keepdims) in enumerate(LOGSUMEXP_CASES):
         x = random_inputs([shape], seed=k)[0]
@@ -64,10 +68,13 @@ def check_logsumexp(logsumexp):
         label = f"case {k} (shape {shape}, axis={axis}, keepdims={keepdims})"
         try:
             got = f(Tensor(x)).data
-            problems.append(difference(f"{label}, forward", got, expected))
-            problems += vjp_problems(f, [x], label)
         except Exception as error:            # a reader's bug is a finding, not a crash
-            problems.append(f"{label}: {type(error).__name__}: {error}")
+            problems.append(f"{label}, forward: {type(error).__name__}: {error}")
+            continue
+        problems.append(difference(f"{label}, forward", got, expected))
+        problems += vjp_problems(f, [x], label)
+        if k == 0:
+            problems += second_sweep_problems(f, [x], label)
     return verdict("logsumexp", problems + large_input_problems(logsumexp))
 
 
@@ -165,6 +172,10 @@ def check_graph_stats(graph_stats):
                 problems.append(f"{label}: {fact}: got {got[fact]}, expected "
                                 f"{expected[fact]}")
         uses = got["uses"] if isinstance(got["uses"], dict) else {}
+        if uses and not all(isinstance(key, int) for key in uses):
+            problems.append(f"{label}: uses is keyed by {type(next(iter(uses))).__name__}"
+                            ", expected id(leaf): a Tensor is not a reliable dict key")
+            continue
         for name, leaf in leaves.items():
             if uses.get(id(leaf)) != expected["uses"][id(leaf)]:
                 problems.append(f"{label}: uses of leaf {name}: got "
@@ -203,7 +214,10 @@ def check_bug_finder(check):
 
     problems = []
     healthy = run()
-    if healthy != "returned True":
+    if healthy.endswith("not True or False"):
+        problems.append(f"on the healthy engine your check {healthy}: it must return "
+                        "True or False")
+    elif healthy != "returned True":
         problems.append(f"on the healthy engine your check {healthy}: a false "
                         "alarm (it must return True there)")
     print("your check on the healthy engine:", healthy)
@@ -294,7 +308,8 @@ def difference(what, got, expected, rtol=1e-6, atol=1e-8):
     gap[np.isnan(gap)] = np.inf
     worst = np.unravel_index(np.argmax(gap), got.shape)
     where = f" at index {tuple(int(i) for i in worst)}" if got.ndim else ""
-    return (f"{what}: {int(wrong.sum())} of {wrong.size} entries wrong; worst{where}: "
+    entries = "entry" if wrong.size == 1 else "entries"
+    return (f"{what}: {int(wrong.sum())} of {wrong.size} {entries} wrong; worst{where}: "
             f"got {got[worst]:.6g}, expected {expected[worst]:.6g}")
 
 
@@ -311,12 +326,51 @@ def verdict(name, problems):
     return False
 
 
-def random_inputs(shapes, seed=0, positive=False):
+def random_inputs(shapes, seed=0, positive=False, offset=0.0):
     """One float64 array per shape, reproducible; in (0.5, 2) if positive, else
-    standard normal."""
+    standard normal; plus `offset`."""
     rng = np.random.default_rng(seed)
-    return [rng.uniform(0.5, 2.0, s) if positive else rng.standard_normal(s)
+    return [offset + (rng.uniform(0.5, 2.0, s) if positive else rng.standard_normal(s))
             for s in shapes]
+
+
+def shapes_label(shapes):
+    """How a case's input shapes read in a report: "shape (4,)", "a scalar", or
+    "shapes (2, 3), () (a scalar)"."""
+    if len(shapes) == 1:
+        return "a scalar" if shapes[0] == () else f"shape {shapes[0]}"
+    return "shapes " + ", ".join("() (a scalar)" if s == () else str(s) for s in shapes)
+
+
+HINTS = {  # a part of an error message: what usually causes it
+    "does not support ufuncs": "is `tensor=` the Tensor class your op was written for?",
+}
+
+
+def said(error):
+    """An exception as a report line, with a hint when the cause is a usual one."""
+    hints = [hint for part, hint in HINTS.items() if part in str(error)]
+    return f"{type(error).__name__}: {error}" + "".join(f" ({h})" for h in hints)
+
+
+def rule_problems(op, arrays, label, tensor):
+    """The problems with running each local rule of `op` on Tensors (as chapter 10's
+    recorded sweep does): a rule must use the engine's ops, not NumPy functions."""
+    tensors = [tensor(a) for a in arrays]
+    out = op(*tensors)
+    g = tensor(np.ones(np.shape(out.data)), requires_grad=False)
+    problems = []
+    for i, rule in enumerate(op.vjps):
+        try:
+            result = rule(g, out, *tensors)
+            if not isinstance(result, tensor):
+                raise TypeError(f"it returned a {type(result).__name__}")
+        except Exception as error:
+            problems.append(f"{label}, the local rule for input {i} does not run on "
+                            f"Tensors ({type(error).__name__}: {error}): use the engine's "
+                            "ops, not NumPy's functions, so that chapter 10 can "
+                            "differentiate it again")
+    return problems
 
 
 def vjp_problems(f, arrays, label, tensor=Tensor):
@@ -325,7 +379,10 @@ def vjp_problems(f, arrays, label, tensor=Tensor):
     tensors = [tensor(a) for a in arrays]
     out = f(*tensors)
     r = np.random.default_rng(1).standard_normal(np.shape(out.data))
-    out.backward(r)
+    try:
+        out.backward(r)
+    except Exception as error:                # the forward ran: a local rule failed
+        return [f"{label}, the sweep through your local rules: {said(error)}"]
     problems = []
     for i, (x, a) in enumerate(zip(tensors, arrays)):
         def loss(v, i=i):
@@ -339,33 +396,61 @@ def vjp_problems(f, arrays, label, tensor=Tensor):
     return problems
 
 
-def check_op(name, f, reference, cases, positive=False, tensor=Tensor):
+def second_sweep_problems(f, arrays, label):
+    """The problem, if any, with running f's local rules on Tensors, as chapter 10's
+    grad(..., create_graph=True) does: a rule must use the engine's ops, not NumPy's
+    functions, and so give a Tensor."""
+    tensors = [Tensor(a) for a in arrays]
+    try:
+        gradients = grad(f(*tensors).sum(), tensors, create_graph=True)
+        kinds = {type(g).__name__ for g in gradients if not isinstance(g, Tensor)}
+        if kinds:
+            raise TypeError(f"they gave {', '.join(sorted(kinds))}, not Tensors")
+    except Exception as error:
+        return [f"{label}, the local rules do not run on Tensors ({said(error)}): use "
+                "the engine's ops, not NumPy's functions, so that chapter 10 can "
+                "differentiate them again"]
+    return []
+
+
+def check_op(name, f, reference, cases, positive=False, offset=0.0, tensor=Tensor):
     """Check a reader's op: f(*Tensors) against reference(*arrays), a NumPy function
     that is known to be right, and its gradient against central differences, on random
-    inputs of every case (a tuple of shapes). `tensor` is the Tensor class to build the
-    inputs with (chapter 1's, or the package's). Prints what is wrong; returns True if
-    nothing is."""
-    problems = []
+    inputs of every case (a tuple of shapes), moved by `offset`. If f is an Op, also
+    that it has one local rule per input and that each rule runs on Tensors. `tensor`
+    is the Tensor class to build the inputs with (chapter 1's, or the package's).
+    Prints what is wrong; returns True if nothing is."""
+    problems, rules = [], getattr(f, "vjps", None)
     for k, shapes in enumerate(cases):
-        arrays = random_inputs(shapes, seed=k, positive=positive)
-        label = f"case {k} (shapes {', '.join(str(s) for s in shapes)})"
+        if rules is not None and len(rules) != len(shapes):
+            return verdict(name, [f"{len(rules)} local rules for {len(shapes)} inputs: "
+                                  "an op needs one rule per input"])
+        arrays = random_inputs(shapes, seed=k, positive=positive, offset=offset)
+        label = f"case {k} ({shapes_label(shapes)})"
         try:
             out = f(*[tensor(a) for a in arrays])
-            problems.append(difference(f"{label}, forward", out.data,
-                                       reference(*arrays)))
-            problems += vjp_problems(f, arrays, label, tensor)
         except Exception as error:            # a reader's bug is a finding, not a crash
-            problems.append(f"{label}: {type(error).__name__}: {error}")
+            problems.append(f"{label}, forward: {said(error)}")
+            continue
+        problems.append(difference(f"{label}, forward", out.data, reference(*arrays)))
+        problems += vjp_problems(f, arrays, label, tensor)
+        if k == 0 and tensor is Tensor:
+            problems += second_sweep_problems(f, arrays, label)
+        elif k == 0 and rules is not None:
+            problems += rule_problems(f, arrays, label, tensor)
     return verdict(name, problems)
 
 
 def check_local_rules(sqrt, hypot, logaddexp, tensor=Tensor):
     """Exercise 1.1: the three ops, each forward against NumPy and each local rule
-    against central differences (positive inputs for sqrt)."""
+    against central differences and on Tensors (positive inputs for sqrt; logaddexp
+    also near 800, where e^x overflows)."""
     one, two = [((4,),), ((2, 3),), ((),)], [((4,), (4,)), ((2, 3), (2, 3))]
     return all([check_op("sqrt", sqrt, np.sqrt, one, positive=True, tensor=tensor),
                 check_op("hypot", hypot, np.hypot, two, tensor=tensor),
-                check_op("logaddexp", logaddexp, np.logaddexp, two, tensor=tensor)])
+                check_op("logaddexp", logaddexp, np.logaddexp, two, tensor=tensor),
+                check_op("logaddexp near 800", logaddexp, np.logaddexp,
+                         [((4,), (4,))], offset=800.0, tensor=tensor)])
 
 
 # From book/17_anatomy.ipynb, cell 8.
@@ -381,8 +466,8 @@ NEW_OP_CHECKS = [  # (what is compared, the check, the largest error that passes
 
 def check_new_op(entry):
     """Exercise A.1: every check of the book on a new op's catalogue entry, for each of
-    its shapes. Prints, for each check that fails, on how many shape cases and how badly;
-    returns True if none fails."""
+    its shapes. Prints, for each check that fails, on how many shape cases and how
+    badly; returns True if none fails."""
     problems = []
     for what, check, limit in NEW_OP_CHECKS:
         failures = []                           # (error or exception, shapes)
@@ -396,8 +481,8 @@ def check_new_op(entry):
                 failures.append((error, shapes))
         if failures:
             worst, shapes = max(failures, key=lambda f: (isinstance(f[0], str), f[0]))
-            said = worst if isinstance(worst, str) else f"error {worst:.1e}"
+            told = (worst if isinstance(worst, str)
+                    else f"error {worst:.1e} (at most {limit:.0e} passes)")
             problems.append(f"{what}: fails on {len(failures)} of {len(entry.shapes)} "
-                            f"shape cases; worst, shapes {shapes}: {said} "
-                            f"(at most {limit:.0e} passes)")
+                            f"shape cases; worst, shapes {shapes}: {told}")
     return verdict(f"{entry.name} ({len(NEW_OP_CHECKS)} checks)", problems)

@@ -30,6 +30,7 @@ def log_softmax_forward(x):
 
 
 def log_softmax_vjp(g, out, x):
+    """g - softmax * Σg along the last axis: the VJP of log_softmax."""
     return g - exp(out) * g.sum(axis=-1, keepdims=True)   # g - softmax Σg
 
 
@@ -71,6 +72,7 @@ def nll_forward(log_probs, targets):
 
 
 def nll_vjp(g, out, log_probs, targets):
+    """-g/n at every row's target entry, 0 elsewhere: the VJP of nll."""
     n = len(targets)
     one_hot = np.zeros(log_probs.shape)
     one_hot[np.arange(n), targets] = -1 / max(n, 1)  # d(-mean log pₜ)/d log p: -1/n

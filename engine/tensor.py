@@ -188,6 +188,7 @@ class Op:
         return kind(message if named else f"{self.name}: {message}")
 
     def __repr__(self):
+        """Op(name)."""
         return f"Op({self.name})"
 
 
@@ -435,7 +436,7 @@ class Backward:
             seed = seed_array(gradient, self.shape, "backward()")
         for node, g in backpropagate(self, seed):
             if node.op is None:
-                node.grad = np.array(g) if node.grad is None else node.grad + g
+                node.grad = np.array(g if node.grad is None else node.grad + g)
 
 
 def zero_grad(tensors):
