@@ -173,7 +173,8 @@ def check_graph_stats(graph_stats):
                                 f"{expected[fact]}")
         uses = got["uses"] if isinstance(got["uses"], dict) else {}
         if uses and not all(isinstance(key, int) for key in uses):
-            problems.append(f"{label}: uses is keyed by {type(next(iter(uses))).__name__}"
+            kind = type(next(iter(uses))).__name__
+            problems.append(f"{label}: uses is keyed by {kind}"
                             ", expected id(leaf): a Tensor is not a reliable dict key")
             continue
         for name, leaf in leaves.items():
@@ -309,7 +310,8 @@ def difference(what, got, expected, rtol=1e-6, atol=1e-8):
     worst = np.unravel_index(np.argmax(gap), got.shape)
     where = f" at index {tuple(int(i) for i in worst)}" if got.ndim else ""
     entries = "entry" if wrong.size == 1 else "entries"
-    return (f"{what}: {int(wrong.sum())} of {wrong.size} {entries} wrong; worst{where}: "
+    return (f"{what}: {int(wrong.sum())} of {wrong.size} {entries} wrong; "
+            f"worst{where}: "
             f"got {got[worst]:.6g}, expected {expected[worst]:.6g}")
 
 
@@ -366,10 +368,10 @@ def rule_problems(op, arrays, label, tensor):
             if not isinstance(result, tensor):
                 raise TypeError(f"it returned a {type(result).__name__}")
         except Exception as error:
+            told = f"{type(error).__name__}: {error}"
             problems.append(f"{label}, the local rule for input {i} does not run on "
-                            f"Tensors ({type(error).__name__}: {error}): use the engine's "
-                            "ops, not NumPy's functions, so that chapter 10 can "
-                            "differentiate it again")
+                            f"Tensors ({told}): use the engine's ops, not NumPy's "
+                            "functions, so that chapter 10 can differentiate it again")
     return problems
 
 
