@@ -272,8 +272,9 @@ def check_jvp(name, f, reference, cases, positive=False):
     """Check a reader's op and its forward rules. Each case is a pair (the shapes of
     the inputs, the op's parameters); on random inputs, f(*Tensors, **params) is
     compared with reference(*arrays, **params), the backward rules with central
-    differences (vjp_problems) and the forward rules too (jvp_problems). Prints what
-    is wrong; returns True if nothing is."""
+    differences (vjp_problems) and on Tensors (second_sweep_problems), and the forward
+    rules with central differences (jvp_problems). Prints what is wrong; returns True
+    if nothing is."""
     problems = []
     for c, (shapes, params) in enumerate(cases):
         arrays = random_inputs(shapes, seed=c, positive=positive)
@@ -285,6 +286,8 @@ def check_jvp(name, f, reference, cases, positive=False):
             problems.append(difference(f"{label}, forward", out.data,
                                        reference(*arrays, **params)))
             problems += vjp_problems(op, arrays, label)
+            if c == 0:
+                problems += second_sweep_problems(op, arrays, label)
         except Exception as error:
             problems.append(f"{label}, forward or backward: {type(error).__name__}: "
                             f"{error}")
