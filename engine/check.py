@@ -150,11 +150,6 @@ class ErrorTable:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def print_table(rows, columns):
-    """Print a verification table with one significant digit per error."""
-    print(ErrorTable(rows, columns))
-
-
 # From book/09_forward_mode.ipynb, cell 25.
 def jvp_vjp_consistency_error(case, shapes, seed=0):
     """|<v, J u> - <Jᵀ v, u>| relative to their size, for random u and v, for one shape
