@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: setup book test test-numerics export lock student clean
+.PHONY: setup book test test-numerics export lock student grade clean
 
 setup: book
 
@@ -46,8 +46,15 @@ lock: $(VENV)/installed
 	rm requirements.lock.tmp
 
 # The student edition (stubs for the tasks, solutions withheld, its own engine) in student/.
-student: $(VENV)/installed
-	$(BIN)/python tools/student_edition.py --out student
+# Standard library only: no virtual environment needed.
+student:
+	$(PYTHON) tools/student_edition.py --out student
+
+# Grade a student's folder (an edition, or its notebooks): SUBMISSION=path/to/folder.
+# Writes Gradescope's results.json (GRADE_JSON) and prints the score.
+GRADE_JSON ?= results.json
+grade: $(VENV)/installed
+	$(BIN)/python tools/grade.py "$(SUBMISSION)" --json "$(GRADE_JSON)"
 
 clean:
 	rm -rf _build student

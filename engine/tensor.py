@@ -392,8 +392,15 @@ def backpropagate(root, seed):
         parents = node.parents                   # fixed by the forward pass
         for x, vjp in zip(node.inputs, node.op.vjps):
             if isinstance(x, Tensor) and x in parents:
-                gx = unbroadcast(vjp(g, out, *inputs, **node.params), x.shape)
-                grads[id(x)] = grads[id(x)] + gx if id(x) in grads else gx
+                gx = vjp(g, out, *inputs, **node.params)
+                if gx.shape != x.shape:          # x was broadcast (chapter 3)
+                    gx = unbroadcast(gx, x.shape)
+                grads[id(x)] = accumulate(grads.get(id(x)), gx)
+
+
+def accumulate(total, g):
+    """total + g: contributions to one gradient add up (None: nothing received yet)."""
+    return g if total is None else total + g
 
 
 def seed_array(gradient, shape, function):
@@ -436,7 +443,7 @@ class Backward:
             seed = seed_array(gradient, self.shape, "backward()")
         for node, g in backpropagate(self, seed):
             if node.op is None:
-                node.grad = np.array(g if node.grad is None else node.grad + g)
+                node.grad = np.array(accumulate(node.grad, g))
 
 
 def zero_grad(tensors):

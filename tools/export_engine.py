@@ -38,7 +38,7 @@ def exported_cells(book):
     """(module file name, notebook name, cell index, code, names it replaces) for every exported
     cell, in book order."""
     for notebook in sorted(book.glob("[0-9][0-9]_*.ipynb")):
-        for index, cell in enumerate(json.loads(notebook.read_text())["cells"]):
+        for index, cell in enumerate(json.loads(notebook.read_text(encoding="utf-8"))["cells"]):
             source = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
             first, _, body = source.partition("\n")
             if first.startswith(MARKER):
@@ -114,8 +114,14 @@ def import_block(nodes):
 
 def exported_modules(book=ROOT / "book"):
     """Map each engine module's file name to its text, built from the tagged cells of the notebooks."""
+    return modules_from(exported_cells(book))
+
+
+def modules_from(cells):
+    """Map each engine module's file name to its text, built from exported cells
+    (module file name, notebook name, cell index, code, names it replaces)."""
     chunks, imports, sources = {}, {}, {}
-    for module, notebook, index, code, replaces in exported_cells(book):
+    for module, notebook, index, code, replaces in cells:
         nodes, body = split_imports(code)
         imports.setdefault(module, []).extend(nodes)
         sources.setdefault(module, []).append(notebook)
@@ -174,10 +180,10 @@ def main(argv):
     check = "--check" in argv
     modules = exported_modules()
     stale = [path.name for path in (ROOT / "engine").glob("*.py")
-             if path.name not in modules and path.read_text().startswith(HEADER[:40])]
+             if path.name not in modules and path.read_text(encoding="utf-8").startswith(HEADER[:40])]
     for module, text in modules.items():
         path = ROOT / "engine" / module
-        current = path.read_text() if path.exists() else ""
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
         if current == text:
             continue
         if check:
@@ -186,7 +192,7 @@ def main(argv):
                 current.splitlines(True), text.splitlines(True), f"engine/{module}",
                 "from the notebooks"))
         else:
-            path.write_text(text)
+            path.write_text(text, encoding="utf-8")
             print(f"wrote engine/{module}")
     if stale:
         print(f"\nengine/ is out of date with the notebooks ({', '.join(stale)}): "

@@ -1,128 +1,229 @@
-"""Write the student edition of the book and its engine: chosen functions become tasks.
+"""Write the student edition of the book: the graded tasks stubbed, solutions withheld.
 
     python tools/student_edition.py [--out student]     # what `make student` runs
 
-Each task is a function of the engine, written in an exported notebook cell. In the student edition
-its body is replaced by its docstring and `raise NotImplementedError("Task N.M: ...")`, its
-signature kept; the hidden exercise solutions are withheld; outputs are cleared. The edition gets
-its own `engine/`, exported from the stubbed notebooks by the same exporter, so every later chapter
-runs on the student's own code, and the autograder (`autograder/`, `pytest -m task1_2`) grades it.
-"""
+Standard library only: it needs no virtual environment. The tasks are autograder/tasks.py's
+table. In each notebook a task's definitions keep their signatures and docstrings, and their
+bodies raise NotImplementedError; every hidden exercise solution and every "Solution ..."
+explanation is withheld; outputs are cleared. The edition gets its own `engine/`, exported from
+the stubbed notebooks by the same exporter, so every chapter runs on the student's own code, the
+files the book needs to build and run, the student-side checks (`pytest`), a README and a
+notice that the text is adapted from the course (CC BY 4.0)."""
 import argparse
-import ast
 import json
 import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 import export_engine  # noqa: E402
+from autograder import notebooks, tasks  # noqa: E402
 
-# (task, function in an exported cell, what the student implements)
-TASKS = [
-    ("1.1", "topological_order", "the order of the reverse sweep, without recursion"),
-    ("1.2", "backpropagate", "the reverse sweep: accumulate each node's gradient"),
-    ("2.1", "matmul_vjp_a", "matmul's VJP for its first operand, dL/dA = G Bᵀ"),
-    ("2.2", "matmul_vjp_b", "matmul's VJP for its second operand, dL/dB = Aᵀ G"),
-    ("3.1", "unbroadcast", "undo broadcasting: sum g back to an input's shape"),
-    ("3.2", "max_vjp", "the VJP of a max reduction (ties share the gradient)"),
-    ("3.3", "scatter_add_forward", "scatter-add, the VJP of indexing"),
-    ("4.1", "log_softmax_vjp", "the local rule of log_softmax"),
-    ("9.1", "diagonal_rule", "an elementwise op's forward rule, from its VJP rule"),
-    ("9.2", "matmul_jvp_a", "matmul's forward rule for its first operand, t @ b"),
-    ("10.1", "grad", "grad(), with create_graph=True recording the sweep itself"),
-]
-WITHHELD = ("# The solution is withheld in the student edition: try the exercise, then ask your "
-            "instructor.\n")
-
-
-def stub_function(source, name, task, title):
-    """`source` with the body of top-level function `name` replaced by a NotImplementedError."""
-    tree = ast.parse(source)
-    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
-    if node is None:
-        return source
-    lines = source.splitlines()
-    first = node.body[0]
-    has_doc = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-               and isinstance(first.value.value, str))
-    keep_until = first.end_lineno if has_doc else node.body[0].lineno - 1
-    indent = " " * (first.col_offset)
-    stub = f'{indent}raise NotImplementedError("Task {task}: {title}")'
-    return "\n".join(lines[:keep_until] + [stub] + lines[node.end_lineno:])
-
-
-def student_notebook(notebook):
-    """The student edition of one notebook (a dict) and the tasks it contains."""
-    found = []
-    for cell in notebook["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        tags = cell.get("metadata", {}).get("tags", [])
-        if source.startswith(export_engine.MARKER):
-            for task, name, title in TASKS:
-                stubbed = stub_function(source, name, task, title)
-                if stubbed != source:
-                    found.append(task)
-                    source = stubbed
-        elif "hide-cell" in tags and source.lstrip().startswith("# Solution"):
-            source = WITHHELD
-        cell["source"] = source.splitlines(True)
-        cell["outputs"], cell["execution_count"] = [], None
-    return notebook, found
+COPIED = ["_config.yml", "_toc.yml", "_ext", "_static", "LICENSE", "tools/export_engine.py",
+          "engine/__init__.py", "benchmarks/results.json", "requirements.txt",
+          "autograder/__init__.py", "autograder/tasks.py", "autograder/notebooks.py",
+          "autograder/checks.py", "autograder/runner.py", "autograder/grading.py"]
 
 
 def write_edition(out):
-    """Write the student edition into folder `out`; return {task: notebook name}."""
+    """Write the student edition into folder `out`; return {task id: notebook name}."""
+    out = Path(out)
     if out.exists():
         shutil.rmtree(out)
     (out / "book").mkdir(parents=True)
     located = {}
     for path in sorted((ROOT / "book").iterdir()):
         if path.suffix == ".ipynb":
-            notebook, found = student_notebook(json.loads(path.read_text()))
-            located.update(dict.fromkeys(found, path.name))
-            (out / "book" / path.name).write_text(json.dumps(notebook, indent=1,
-                                                             ensure_ascii=False) + "\n")
+            here = [t for t in tasks.TASKS if t.notebook == path.name]
+            notebook = notebooks.student_notebook(notebooks.read_notebook(path), here)
+            for task in here:
+                if notebooks.find_cell(notebook, task.names):
+                    located[task.id] = path.name
+            (out / "book" / path.name).write_text(
+                json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         elif path.is_file():
             shutil.copy(path, out / "book" / path.name)
-        elif path.is_dir():
+        elif path.is_dir() and not path.name.startswith((".", "_")):
             shutil.copytree(path, out / "book" / path.name)
-    missing = [task for task, _, _ in TASKS if task not in located]
+    missing = [task.id for task in tasks.TASKS if task.id not in located]
     if missing:
-        raise SystemExit(f"tasks not found in any exported cell: {missing}")
-    for name in ["tools/export_engine.py", "pyproject.toml", "requirements.txt", "_config.yml",
-                 "_toc.yml", "engine/__init__.py", "LICENSE", "LICENSE-TEXT.md"]:
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, out / name)
-    shutil.copytree(ROOT / "autograder", out / "autograder")
+        raise SystemExit(f"tasks not found in their notebooks: {missing}")
+    for name in COPIED:
+        source, target = ROOT / name, out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy(source, target)
     for module, text in export_engine.exported_modules(out / "book").items():
-        (out / "engine" / module).write_text(text)
-    (out / "README.md").write_text(README.format(tasks="\n".join(
-        f"| {task} | `{name}` | {located[task]} | {title} |" for task, name, title in TASKS)))
+        (out / "engine" / module).write_text(text, encoding="utf-8")
+    (out / "autograder" / "__init__.py").write_text(
+        '"""The student-side checks: each task\'s cases, judged as the course judges them."""\n',
+        encoding="utf-8")
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    (out / "requirements-no-torch.txt").write_text(
+        "\n".join(line for line in requirements if not line.startswith("torch==")) + "\n",
+        encoding="utf-8")
+    for name, text in FILES.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text.replace("{tasks}", task_table()), encoding="utf-8")
     return located
 
 
-README = """# Autodiff from Scratch: student edition
+def task_table():
+    """The README's table of tasks."""
+    rows = [f"| {t.id} | week {t.week} | {t.notebook} | `{'`, `'.join(t.names)}` | {t.title} "
+            f"| {t.points} |" for t in tasks.TASKS]
+    return "\n".join(["| task | when | notebook | what you write | about | points |",
+                      "|---|---|---|---|---|---|"] + rows)
 
-Your engine is built from your notebooks, as in the book: implement each task in its notebook cell,
-run `python tools/export_engine.py` to write `engine/`, and run the autograder:
 
-    pip install -e .                  # once: every notebook and the autograder import your engine
-    python tools/export_engine.py     # after every change to an exported cell
-    pytest autograder -m task1_2      # one task; `pytest autograder` grades all, with a score
+FILES = {
+    "README.md": """# Autodiff from Scratch: student edition
 
-| task | function | notebook | what to implement |
-|---|---|---|---|
+This is the student edition of *Autodiff from Scratch*: the same book, with the graded tasks
+left for you to write and the exercise solutions withheld. Your engine is built from your
+notebooks, as in the book: implement each task in its notebook cell, run
+`python tools/export_engine.py` to write `engine/`, and check your work with `pytest`.
+
+## Set up (once)
+
+With Python 3.11 or newer:
+
+    python3 -m venv .venv
+    .venv/bin/pip install -r requirements.txt            # everything, PyTorch included (CPU)
+
+On a machine without PyTorch (an Intel Mac, say), install everything else instead:
+
+    .venv/bin/pip install -r requirements-no-torch.txt
+
+Chapters 1 to 3 do not use PyTorch; without it, the checks that compare with PyTorch (Adam's
+and AdamW's steps, for instance) are reported as skipped, and the course's grader still runs
+them. On Windows, write `.venv\\Scripts\\pip` and `.venv\\Scripts\\python` instead.
+
+## Work on a task
+
+    .venv/bin/jupyter lab book/                          # write the task in its notebook cell
+    .venv/bin/python tools/export_engine.py              # after every change to a `#| export` cell
+    .venv/bin/pytest                                     # every task's checks, and your score
+    .venv/bin/pytest -k T5                               # one task
+
+`pytest` exports your notebooks itself (your own `engine/` is for running the chapters), runs
+each task's cases on the engine they make, and tells you which case failed, what was expected
+and by how much. A task whose body still raises NotImplementedError is "not implemented yet".
+The book builds as the course's does: `.venv/bin/jupyter-book build .` (it shows no outputs
+until you run the notebooks).
+
+## The tasks
+
 {tasks}
 
-Each task's function keeps its signature and docstring; its body raises NotImplementedError until
-you write it. Later chapters use your code, so do the tasks in order. The autograder checks your
-engine with the book's own oracles (central finite differences, the PyTorch witness where PyTorch is
-installed, the shape catalogue) and tells you which case failed, which entries, and by how much.
+Do them in order: later chapters run on your code. The checks of a chapter need only the tasks
+of that chapter and earlier ones. Your instructor grades each task on its own, with your
+definitions placed in the course's engine, then your whole engine, with random cases of your
+own and the course's oracles (central differences, PyTorch), so the score does not depend on
+anything else in this folder.
+
+## License
+
+The text and figures are adapted from *Autodiff from Scratch*, by the Autodiff from Scratch
+authors, under CC BY 4.0: see LICENSE-TEXT.md for what was changed. The code is under the MIT
+License (LICENSE).
+""",
+    "LICENSE-TEXT.md": """# License of the book's text and figures
+
+This student edition is **adapted from** *Autodiff from Scratch*, by the Autodiff from Scratch
+authors, whose text, figures and notebook outputs are licensed under the Creative Commons
+Attribution 4.0 International License (CC BY 4.0,
+<https://creativecommons.org/licenses/by/4.0/>). The adaptation is licensed under CC BY 4.0 too.
+
+Changes made: the bodies of the graded tasks' definitions are replaced by stubs, the exercise
+solutions and their explanations are withheld, the notebook outputs are removed, and this README,
+the student-side checks and the requirements without PyTorch are added.
+
+The code (the `engine` package, the code cells of the notebooks, the checks and tools) is under
+the MIT License: see `LICENSE`.
+""",
+    "pyproject.toml": """[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "autodiff-from-scratch-student"
+version = "0.1.0"
+description = "The student edition of Autodiff from Scratch: your engine, built from your notebooks"
+requires-python = ">=3.11"
+dependencies = ["numpy>=1.26"]
+
+[tool.setuptools]
+packages = ["engine", "autograder"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+addopts = "-p no:cacheprovider"
+""",
+    "tests/test_tasks.py": '''"""Your tasks, checked: each task's cases on the engine your notebooks export.
+
+    pytest            # every task, then your score
+    pytest -k T5      # one task
 """
+import pytest
+
+from autograder import tasks
+
+
+@pytest.mark.parametrize("task", tasks.TASKS, ids=[t.id for t in tasks.TASKS])
+def test_task(task, graded):
+    verdicts = graded(task)
+    wrong = [f"{label}: {message}" for label, ok, message in verdicts if not ok]
+    if wrong and all("not implemented yet" in w for w in wrong):
+        pytest.fail(f"{task.id} is not implemented yet", pytrace=False)
+    if wrong and all("No module named 'torch'" in w for w in wrong):
+        pytest.skip(f"{task.id} is checked against PyTorch, which is not installed")
+    assert not wrong, f"{task.id}: {len(wrong)} of {len(verdicts)} cases wrong:\\n" + \\
+        "\\n".join(wrong[:10])
+''',
+    "tests/conftest.py": '''"""Runs the tasks' checks once per session (on your notebooks, exported afresh) and prints
+your score at the end."""
+from pathlib import Path
+
+import pytest
+
+from autograder import grading
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = {}
+
+
+@pytest.fixture(scope="session")
+def graded():
+    """task -> its verdicts [(case, correct, message)] on your whole engine."""
+    def verdicts(task):
+        if task.id not in RESULTS:
+            report = grading.grade(ROOT, seed=0, only=[task.id], isolation=False)
+            RESULTS[task.id] = (task, report["integration"])
+        return [(label.split(": ", 1)[1], ok, message)
+                for label, ok, message in RESULTS[task.id][1]]
+    return verdicts
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not RESULTS:
+        return
+    terminalreporter.section("score")
+    total = worth = 0
+    for task, verdicts in RESULTS.values():
+        score = grading.points(verdicts, task.points)
+        total, worth = total + score, worth + task.points
+        right = sum(ok for _, ok, _ in verdicts)
+        terminalreporter.write_line(f"{task.id:>4}: {score:>5g} / {task.points:<3} points "
+                                    f"({right} of {len(verdicts)} cases)  {task.title}")
+    terminalreporter.write_line(f"score: {total:g} / {worth} points on these tasks "
+                                "(your instructor's grader also checks each task on its own)")
+''',
+}
 
 
 def main(argv):

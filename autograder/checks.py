@@ -1,0 +1,581 @@
+"""The checks of every task: cases drawn from a seed, each a `run` and a `judge`.
+
+`run(found)` executes the student's code (`found` holds the task's definitions by name) and
+returns plain numbers, lists, dicts and arrays. It runs in a process of its own, on an engine
+the grader assembled, and never decides anything. `judge(got)` runs in the grader's process,
+on what `run` returned, against the course's own oracles (central differences, PyTorch,
+identities such as <unbroadcast(g), x> = <g, broadcast(x)>), and returns None or what is
+wrong, in words. So nothing a submission contains can change a verdict: not its engine, not
+its tests, not its copy of an oracle.
+
+A run uses the task's definitions and, where it needs more of the engine, only what chapters
+up to the task's own have built (tests/test_grading.py checks that against stubs), so that a
+student's own checks of chapter N pass as soon as the tasks up to chapter N are done.
+Case inputs are drawn from NumPy only, before any student code runs."""
+from collections import namedtuple
+
+import numpy as np
+
+Case = namedtuple("Case", "label run judge")
+MAKERS = {}     # the first name of a task -> function(rng) -> [Case]
+
+
+def cases_of(name):
+    """Register a function that makes the cases of the task containing `name`."""
+    def register(make):
+        MAKERS[name] = make
+        return make
+    return register
+
+
+def cases(task, seed):
+    """The cases of `task` (a tasks.Task) for one student's seed: the same in every process."""
+    rng = np.random.default_rng([seed, int(task.id[1:])])
+    made, seen = [], {}
+    for case in MAKERS[task.names[0]](rng):        # a label names one case: number repeats
+        seen[case.label] = seen.get(case.label, 0) + 1
+        label = case.label if seen[case.label] == 1 else f"{case.label} ({seen[case.label]})"
+        made.append(case._replace(label=label))
+    return made
+
+
+def difference(what, got, expected, rtol=1e-6, atol=1e-8):
+    """The book's comparison in words (engine.exercises.difference): None if they match."""
+    from engine.exercises import difference as in_words
+    return in_words(what, got, expected, rtol=rtol, atol=atol)
+
+
+def numerical_gradient(f, x):
+    """Central differences of the scalar function f at array x (the book's oracle)."""
+    from engine.check import numerical_gradient as central
+    return central(f, x)
+
+
+def all_of(*problems):
+    """The first problem among `problems`, or None."""
+    return next((p for p in problems if p), None)
+
+
+def is_array(got, what):
+    """A problem if `got` is not an array of numbers."""
+    if not isinstance(got, np.ndarray) or got.dtype.kind not in "biuf":
+        return f"{what}: expected an array of numbers, got {type(got).__name__}"
+    return None
+
+
+def well_spread(rng, shape, gap=0.05):
+    """Random values in [-2, 2] whose entries differ by at least `gap` (no ties, nothing
+    within gap/2 of 0): a maximum or a ReLU is smooth around every entry."""
+    size = int(np.prod(shape))
+    grid = np.arange(-2.0, 2.0, gap) + gap / 2
+    return rng.permutation(grid)[:size].reshape(shape)
+
+
+# --- Chapter 1 -------------------------------------------------------------------------------
+
+class Graph:
+    """A graph built with the engine, every node numbered in the order it was made, so that a
+    run can report an order as numbers and the judge can check it without the objects."""
+
+    def __init__(self):
+        self.nodes = []
+
+    def add(self, tensor):
+        """Number `tensor` and return it."""
+        self.nodes.append(tensor)
+        return tensor
+
+    def structure(self, root, order):
+        """What the judge needs: each node's parents, the root and `order`, as numbers."""
+        number = {id(node): k for k, node in enumerate(self.nodes)}
+        return {"parents": [[number.get(id(p), -1) for p in node.parents]
+                            for node in self.nodes],
+                "root": number[id(root)],
+                "order": [number.get(id(node), -1) for node in order]}
+
+
+def random_graph(rng, leaves, ops):
+    """(leaf values, [(op name, input positions)]): a random computation in which nodes are
+    used any number of times, drawn before any engine code runs."""
+    program, size = [], leaves
+    for _ in range(ops):
+        kind = rng.choice(["add", "multiply", "tanh", "exp"])
+        arity = 2 if kind in ("add", "multiply") else 1
+        program.append((str(kind), [int(i) for i in rng.integers(0, size, arity)]))
+        size += 1
+    return rng.uniform(-1, 1, leaves), program
+
+
+def built(values, program):
+    """The engine graph of a random computation: (Graph, root)."""
+    from engine import Tensor
+    graph = Graph()
+    nodes = [graph.add(Tensor(v)) for v in values]
+    for kind, inputs in program:
+        args = [nodes[i] for i in inputs]
+        out = {"add": lambda a, b: a + b, "multiply": lambda a, b: a * b,
+               "tanh": lambda a: (a * 0.5).tanh(), "exp": lambda a: (a * 0.1).exp()}[kind](*args)
+        if kind in ("tanh", "exp"):          # the scaling multiply is a node too
+            graph.add(out.parents[0])
+        nodes.append(graph.add(out))
+    return graph, nodes[-1]
+
+
+def order_problem(got, what):
+    """What is wrong with a sweep order, judged from the graph's structure alone."""
+    if not isinstance(got, dict):
+        return f"{what}: the run returned nothing to judge"
+    parents, root, order = got["parents"], got["root"], got["order"]
+    reachable, frontier = {root}, [root]
+    while frontier:
+        frontier = [p for n in frontier for p in parents[n] if p not in reachable]
+        reachable.update(frontier)
+    if -1 in order:
+        return f"{what}: the order holds something that is not a node of the graph"
+    if len(order) != len(set(order)):
+        twice = next(n for n in order if order.count(n) > 1)
+        return f"{what}: node {twice} appears {order.count(twice)} times"
+    if set(order) != reachable:
+        return (f"{what}: {len(reachable - set(order))} of the {len(reachable)} nodes "
+                f"the root depends on are missing, {len(set(order) - reachable)} others "
+                "are listed")
+    if order[-1] != root:
+        return f"{what}: the root must come last, it is at position {order.index(root)}"
+    place = {n: k for k, n in enumerate(order)}
+    for k, n in enumerate(order):
+        late = [p for p in parents[n] if place[p] > k]
+        if late:
+            return (f"{what}: node {n} (position {k}) comes before its parent {late[0]} "
+                    f"(position {place[late[0]]})")
+    return None
+
+
+@cases_of("topological_order")
+def topological_order_cases(rng):
+    def chain(length):
+        def run(found):
+            from engine import Tensor
+            graph = Graph()
+            node = graph.add(Tensor(0.5))
+            for _ in range(length):
+                node = graph.add(node * 1.0)
+            return graph.structure(node, found.topological_order(node))
+        return run
+
+    def random(values, program):
+        def run(found):
+            graph, root = built(values, program)
+            return graph.structure(root, found.topological_order(root))
+        return run
+
+    def lone(found):
+        from engine import Tensor
+        graph = Graph()
+        leaf = graph.add(Tensor(1.0))
+        return graph.structure(leaf, found.topological_order(leaf))
+
+    made = [Case("a lone leaf", lone, lambda got: order_problem(got, "a lone leaf")),
+            Case("a chain of 5 ops", chain(5), lambda got: order_problem(got, "a chain"))]
+    for k, (leaves, ops) in enumerate([(2, 6), (3, 12), (4, 40), (1, 8)]):
+        values, program = random_graph(rng, leaves, ops)
+        label = f"random graph {k + 1} ({leaves} leaves, {ops} ops, nodes used repeatedly)"
+        made.append(Case(label, random(values, program),
+                         lambda got, label=label: order_problem(got, label)))
+    made.append(Case("a chain of 20,000 ops (no recursion)", chain(20_000),
+                     lambda got: order_problem(got, "a chain of 20,000 ops")))
+    return made
+
+
+def sweep_problem(got, values, program, seed, what):
+    """The gradients a sweep left in the leaves, and what it yielded, against central
+    differences of the same computation."""
+    if not isinstance(got, dict):
+        return f"{what}: the run returned nothing to judge"
+    from engine import Tensor
+
+    def loss(vector):
+        _, root = built(vector, program)
+        return float((root.data * seed).sum())
+    expected = numerical_gradient(loss, values)
+    yielded = got["yielded"]
+    if len(yielded) != len(set(yielded)):
+        return f"{what}: backpropagate yielded a node more than once"
+    return all_of(is_array(got["grads"], f"{what}, leaf gradients"),
+                  difference(f"{what}, d root / d leaf after backward()", got["grads"],
+                             expected, rtol=1e-5, atol=1e-7),
+                  difference(f"{what}, the gradients backpropagate yields for the leaves",
+                             got["yielded_leaf_grads"], expected, rtol=1e-5, atol=1e-7))
+
+
+@cases_of("backpropagate")
+def backpropagate_cases(rng):
+    def run_for(values, program, seed):
+        def run(found):
+            graph, root = built(values, program)
+            leaves = graph.nodes[:len(values)]
+            yielded = {id(node): g for node, g in found.backpropagate(root, seed)}
+            number = {id(n): k for k, n in enumerate(graph.nodes)}
+            root.backward()
+            return {"grads": np.array([float(leaf.grad) for leaf in leaves]) * seed,
+                    "yielded": [number.get(key, -1) for key in yielded],
+                    "yielded_leaf_grads": np.array([float(np.asarray(yielded.get(id(leaf), 0.0)))
+                                                    for leaf in leaves])}
+        return run
+
+    made = []
+    for k, (leaves, ops) in enumerate([(1, 3), (2, 8), (3, 15), (2, 30), (4, 25)]):
+        values, program = random_graph(rng, leaves, ops)
+        seed = float(rng.choice([1.0, -0.5, 2.0]))
+        label = f"random graph {k + 1} ({leaves} leaves, {ops} ops, nodes used repeatedly)"
+        made.append(Case(label, run_for(values, program, seed),
+                         lambda got, v=values, p=program, s=seed, label=label:
+                         sweep_problem(got, v, p, s, label)))
+
+    def accumulates(found):
+        from engine import Tensor
+        x = Tensor(np.array([1.0, -2.0]))
+        (x * x).sum().backward()
+        (x * x).sum().backward()
+        return x.grad
+
+    made.append(Case("two backward() calls add up", accumulates,
+                     lambda got: difference("x.grad after backward() twice on sum(x * x)",
+                                            got, 4 * np.array([1.0, -2.0]))))
+    return made
+
+
+def op_case(rng, name, numpy_forward, shapes, low=-2.0, high=2.0):
+    """A case for a reader's op `name` (an Op): its forward on random inputs and each of its
+    local rules called on arrays (against NumPy and central differences) and on Tensors (it
+    must give a Tensor with the same values: chapter 10 records the rules)."""
+    arrays = [rng.uniform(low, high, s) for s in shapes]
+    g = rng.normal(size=np.shape(numpy_forward(*arrays)))
+
+    def run(found):
+        from engine import Tensor
+        op = getattr(found, name)
+        if op is None:
+            raise NotImplementedError(f"{name} is still None")
+        out = op(*[Tensor(a) for a in arrays]).data
+        rules = [vjp(g, out, *arrays) for vjp in op.vjps]
+        on_tensors = []
+        for vjp in op.vjps:
+            result = vjp(Tensor(g, requires_grad=False), Tensor(out, requires_grad=False),
+                         *[Tensor(a) for a in arrays])
+            on_tensors.append(result.data if isinstance(result, Tensor)
+                              else f"a {type(result).__name__}, not a Tensor")
+        return {"forward": out, "rules": rules, "on tensors": on_tensors}
+
+    def judge(got):
+        what = f"{name} on {' and '.join(map(str, shapes))}"
+        if len(got["rules"]) != len(arrays):
+            return f"{what}: {len(got['rules'])} local rules for {len(arrays)} inputs"
+        problems = [difference(f"{what}, forward against np.{name}", got["forward"],
+                               numpy_forward(*arrays))]
+        for i, (rule, on_tensor) in enumerate(zip(got["rules"], got["on tensors"])):
+            def loss(v, i=i):
+                values = list(arrays)
+                values[i] = v
+                return float((numpy_forward(*values) * g).sum())
+            expected = numerical_gradient(loss, arrays[i])
+            problems.append(difference(f"{what}, rule for input {i}", rule, expected,
+                                       rtol=1e-5, atol=1e-7))
+            if isinstance(on_tensor, str):
+                problems.append(f"{what}, rule for input {i} called with Tensors gave "
+                                f"{on_tensor}: use the engine's ops, not NumPy's functions")
+            else:
+                problems.append(difference(f"{what}, rule for input {i} on Tensors",
+                                           on_tensor, expected, rtol=1e-5, atol=1e-7))
+        return all_of(*problems)
+    return Case(f"{name} on {' and '.join(map(str, shapes))}"
+                f"{' near ' + str(low) if low > 100 else ''}", run, judge)
+
+
+@cases_of("sqrt")
+def local_rules_cases(rng):
+    return ([op_case(rng, "sqrt", np.sqrt, [s], low=0.5) for s in [(4,), (2, 3), ()]]
+            + [op_case(rng, "hypot", np.hypot, [s, s]) for s in [(4,), (2, 3)]]
+            + [op_case(rng, "logaddexp", np.logaddexp, [s, s]) for s in [(4,), (2, 3)]]
+            + [op_case(rng, "logaddexp", np.logaddexp, [(4,), (4,)], low=799.0, high=801.0)])
+
+
+# --- Chapter 2 -------------------------------------------------------------------------------
+
+# no operand is broadcast against the other's batch axes (summing those back is unbroadcast's
+# job, chapter 3), so the rules' results have their operand's shape
+MATMUL_SHAPES = [((3, 3), (3, 3)), ((4, 3), (3, 2)), ((4,), (4,)), ((4,), (4, 3)),
+                 ((3, 4), (4,)), ((2, 3, 4), (2, 4, 5)), ((1, 3), (3, 1)), ((2, 2, 3, 4),
+                                                                            (2, 2, 4, 2))]
+
+
+@cases_of("matmul_vjp_a")
+def matmul_cases(rng):
+    made = []
+    for a_shape, b_shape in MATMUL_SHAPES:
+        a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+        g = rng.normal(size=np.matmul(a, b).shape)
+
+        def run(found, a=a, b=b, g=g):
+            out = np.matmul(a, b)
+            return [found.matmul_vjp_a(g, out, a, b), found.matmul_vjp_b(g, out, a, b)]
+
+        def judge(got, a=a, b=b, g=g, label=f"{a_shape} @ {b_shape}"):
+            da = numerical_gradient(lambda v: float((np.matmul(v, b) * g).sum()), a)
+            db = numerical_gradient(lambda v: float((np.matmul(a, v) * g).sum()), b)
+            return all_of(is_array(got[0], f"{label}, dL/dA"),
+                          is_array(got[1], f"{label}, dL/dB"),
+                          difference(f"{label}, dL/dA (matmul_vjp_a)", got[0], da),
+                          difference(f"{label}, dL/dB (matmul_vjp_b)", got[1], db))
+        made.append(Case(f"A @ B with A {a_shape}, B {b_shape}", run, judge))
+    return made
+
+
+# --- Chapter 3 -------------------------------------------------------------------------------
+
+def broadcast_pair(rng):
+    """(big, small): a shape and one that broadcasts to it, with axes added and stretched."""
+    big = tuple(int(n) for n in rng.integers(2, 5, rng.integers(1, 5)))
+    keep = int(rng.integers(0, len(big) + 1))
+    small = tuple(1 if rng.random() < 0.4 else n for n in big[len(big) - keep:])
+    return big, small
+
+
+@cases_of("unbroadcast")
+def unbroadcast_cases(rng):
+    pairs = [((4, 3), (4, 3)), ((2, 4, 3), (3,)), ((2, 4, 3), (4, 1)), ((2, 4, 3), ()),
+             ((2, 4, 3), (1, 1, 1))] + [broadcast_pair(rng) for _ in range(5)]
+    made = []
+    for big, small in pairs:
+        g = rng.normal(size=big)
+        probes = [rng.normal(size=small) for _ in range(2)]
+
+        def judge(got, g=g, big=big, small=small, probes=probes):
+            what = f"unbroadcast(g of shape {big}, {small})"
+            if is_array(got, what):
+                return is_array(got, what)
+            if got.shape != small:
+                return f"{what}: shape {got.shape}, expected {small}"
+            for x in probes:   # <unbroadcast(g), x> = <g, x broadcast>: sums, nothing else
+                expected = float((g * np.broadcast_to(x, big)).sum())
+                problem = difference(f"{what}: <result, x> against <g, x broadcast to {big}>",
+                                     float((got * x).sum()), expected, rtol=1e-10)
+                if problem:
+                    return problem
+            return None
+        made.append(Case(f"g of shape {big} back to {small}",
+                         lambda found, g=g, small=small: found.unbroadcast(g, small), judge))
+    return made
+
+
+@cases_of("max_vjp")
+def max_vjp_cases(rng):
+    made = []
+    for axis in [None, 0, 1, -1, (0, 2)]:
+        for keepdims in (False, True):
+            x = well_spread(rng, (2, 3, 4))
+            out = np.max(x, axis=axis, keepdims=keepdims)
+            g = rng.normal(size=np.shape(out))
+
+            def judge(got, x=x, g=g, axis=axis, keepdims=keepdims):
+                what = f"max over axis={axis}, keepdims={keepdims}"
+                expected = numerical_gradient(
+                    lambda v: float((np.max(v, axis=axis, keepdims=keepdims) * g).sum()), x)
+                return all_of(is_array(got, what), difference(what, got, expected))
+            made.append(Case(f"max over axis={axis}, keepdims={keepdims}",
+                             lambda found, x=x, out=out, g=g, axis=axis, keepdims=keepdims:
+                             found.max_vjp(g, out, x, axis=axis, keepdims=keepdims), judge))
+    tied = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 3.0], [4.0, 4.0, 4.0]])
+    g = rng.uniform(0.5, 2.0, 3)
+
+    def tie_judge(got, g=g):
+        what = "max over rows with ties: each row's gradient shared equally by its maxima"
+        expected = np.array([[0, g[0] / 2, g[0] / 2], [g[1], 0, 0], [g[2] / 3] * 3])
+        return all_of(is_array(got, what), difference(what, got, expected))
+    made.append(Case("ties share the gradient equally", lambda found, g=g: found.max_vjp(
+        g, tied.max(axis=1), tied, axis=1, keepdims=False), tie_judge))
+    return made
+
+
+@cases_of("scatter_add_forward")
+def scatter_add_cases(rng):
+    keys = [np.array([0, 2, 2, 1]), (slice(1, None), slice(None, None, 2)),
+            np.array([3, 3, 3]), (np.array([0, 0, 4]), np.array([1, 1, 2])),
+            rng.integers(0, 5, 7), rng.random((5, 3)) > 0.5, (Ellipsis, 1)]
+    names = ["repeated rows", "slices", "one row thrice", "pairs with repeats",
+             "random rows", "a random mask", "an ellipsis"]
+    made = []
+    for name, key in zip(names, keys):
+        x_shape = (5, 3)
+        g = rng.normal(size=np.zeros(x_shape)[key].shape)
+        probes = [rng.normal(size=x_shape) for _ in range(2)]
+
+        def judge(got, g=g, key=key, probes=probes, name=name):
+            what = f"scatter_add_forward with {name}"
+            if is_array(got, what):
+                return is_array(got, what)
+            if got.shape != (5, 3):
+                return f"{what}: shape {got.shape}, expected (5, 3)"
+            for x in probes:          # <scatter(g), x> = <g, x[key]>: it adds, every time
+                problem = difference(f"{what}: <result, x> against <g, x[key]>",
+                                     float((got * x).sum()), float((g * x[key]).sum()),
+                                     rtol=1e-10)
+                if problem:
+                    return problem
+            return None
+        made.append(Case(f"key: {name}", lambda found, g=g, key=key:
+                         found.scatter_add_forward(g, key, (5, 3)), judge))
+    return made
+
+
+# --- Chapter 4 -------------------------------------------------------------------------------
+
+def torch_or_none():
+    """PyTorch if it is installed (the second oracle), else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+@cases_of("log_softmax_vjp")
+def log_softmax_cases(rng):
+    made = []
+    for shape in [(4, 3), (2, 3, 5), (6,), (1, 7)]:
+        x = rng.normal(size=shape) * 2
+        out = x - x.max(axis=-1, keepdims=True)
+        out = out - np.log(np.exp(out).sum(axis=-1, keepdims=True))
+        g = rng.normal(size=shape)
+
+        def judge(got, x=x, g=g, shape=shape):
+            what = f"log_softmax's rule on shape {shape}"
+
+            def loss(v):
+                z = v - v.max(axis=-1, keepdims=True)
+                return float(((z - np.log(np.exp(z).sum(axis=-1, keepdims=True))) * g).sum())
+            problem = all_of(is_array(got, what),
+                             difference(what, got, numerical_gradient(loss, x)))
+            torch = torch_or_none()
+            if problem or torch is None:
+                return problem
+            witness = torch.tensor(x, requires_grad=True)
+            (witness.log_softmax(-1) * torch.tensor(g)).sum().backward()
+            return difference(f"{what}, against PyTorch", got, witness.grad.numpy(),
+                              rtol=1e-12, atol=1e-14)
+        made.append(Case(f"shape {shape}", lambda found, x=x, out=out, g=g:
+                         found.log_softmax_vjp(g, out, x), judge))
+    return made
+
+
+@cases_of("nll_vjp")
+def nll_cases(rng):
+    made = []
+    for n, classes in [(4, 3), (1, 5), (7, 2), (6, 6)]:
+        log_probs = -rng.uniform(0.1, 3.0, (n, classes))
+        targets = rng.integers(0, classes, n)
+        out = -log_probs[np.arange(n), targets].mean()
+        g = float(rng.uniform(0.5, 2.0))
+
+        def judge(got, log_probs=log_probs, targets=targets, g=g, n=n, classes=classes):
+            what = f"nll's rule for {n} rows of {classes} classes"
+
+            def loss(v):
+                return g * float(-v[np.arange(len(targets)), targets].mean())
+            return all_of(is_array(got, what),
+                          difference(what, got, numerical_gradient(loss, log_probs)))
+        made.append(Case(f"{n} rows, {classes} classes",
+                         lambda found, lp=log_probs, t=targets, out=out, g=g:
+                         found.nll_vjp(np.float64(g), out, lp, targets=t), judge))
+    return made
+
+
+# --- Chapter 6 -------------------------------------------------------------------------------
+
+@cases_of("graph_stats")
+def graph_stats_cases(rng):
+    def stats_run(values, program):
+        def run(found):
+            graph, root = built(values, program)
+            stats = found.graph_stats(root)
+            number = {id(node): k for k, node in enumerate(graph.nodes)}
+            if not isinstance(stats, dict):
+                return {"not a dict": type(stats).__name__}
+            reported = dict(stats)
+            if isinstance(stats.get("uses"), dict):
+                reported["uses"] = {str(number.get(key, -1)): count
+                                    for key, count in stats["uses"].items()}
+            return {key: reported[key] for key in ("nodes", "edges", "depth", "uses")
+                    if key in reported}
+        return run
+
+    def judge_for(values, program, what):
+        def judge(got):
+            from engine.exercises import counted_stats
+            graph, root = built(values, program)
+            expected = counted_stats(root)
+            number = {id(node): k for k, node in enumerate(graph.nodes)}
+            expected["uses"] = {str(number[key]): n for key, n in expected["uses"].items()}
+            if set(got) != set(expected):
+                return f"{what}: expected a dict with keys {sorted(expected)}, got {got}"
+            for fact in ("nodes", "edges", "depth", "uses"):
+                if got[fact] != expected[fact]:
+                    return f"{what}: {fact}: got {got[fact]}, expected {expected[fact]}"
+            return None
+        return judge
+
+    made = []
+    for k, (leaves, ops) in enumerate([(1, 0), (1, 1), (2, 6), (3, 20), (2, 3000)]):
+        values, program = random_graph(rng, leaves, ops)
+        label = f"random graph {k + 1} ({leaves} leaves, {ops} ops)"
+        made.append(Case(label, stats_run(values, program), judge_for(values, program, label)))
+    return made
+
+
+# --- Chapter 7 -------------------------------------------------------------------------------
+
+def optimiser_case(rng, make, witness, label, steps=6, shapes=((3, 2), (4,))):
+    """A case that runs an optimiser `make(params)` for some steps on given gradients and
+    compares every parameter after every step with the PyTorch optimiser `witness`."""
+    start = [rng.normal(size=s) for s in shapes]
+    grads = [[rng.normal(size=s) * float(rng.choice([1e-3, 1.0, 50.0])) for s in shapes]
+             for _ in range(steps)]
+
+    def run(found):
+        from engine import Tensor
+        params = [Tensor(p.copy()) for p in start]
+        optimiser = make(found, params)
+        trajectory = []
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = g.copy()
+            optimiser.step()
+            trajectory.append([p.data.copy() for p in params])
+        return trajectory
+
+    def judge(got):
+        import torch
+        params = [torch.tensor(p, requires_grad=True) for p in start]
+        optimiser = witness(torch, params)
+        for t, step in enumerate(grads):
+            for p, g in zip(params, step):
+                p.grad = torch.tensor(g)
+            optimiser.step()
+            if t >= len(got):
+                return f"{label}: only {len(got)} steps were recorded"
+            for i, p in enumerate(params):
+                problem = difference(f"{label}, parameter {i} after step {t + 1}", got[t][i],
+                                     p.detach().numpy(), rtol=1e-10, atol=1e-12)
+                if problem:
+                    return problem
+        return None
+    return Case(label, run, judge)
+
+
+@cases_of("Adam.step")
+def adam_cases(rng):
+    settings = [dict(lr=1e-3), dict(lr=0.1, betas=(0.8, 0.99)), dict(lr=0.05, eps=1e-3),
+                dict(lr=0.01, betas=(0.0, 0.9))]
+    return [optimiser_case(rng, lambda found, params, s=s: found.Adam(params, **s),
+                           lambda torch, params, s=s: torch.optim.Adam(params, **s),
+                           f"Adam({', '.join(f'{k}={v}' for k, v in s.items())})")
+            for s in settings]

@@ -1,0 +1,376 @@
+"""Grading a submission: every task in isolation on the course's reference engine, then the
+student's whole engine, each task in a process of its own with a time limit, every verdict
+from the course's oracles in this process.
+
+The submission is a folder of notebooks (a student edition, or the notebooks alone). Nothing
+else in it is used: not its engine/, tests, conftest.py or tools. The student's definitions of
+a task are taken from the task's notebook and put into a fresh copy of the reference engine
+(assembled from the course's notebooks by the course's exporter), so a task never fails
+because another is unfinished. The integration check exports the student's own notebooks,
+with the course's exporter, and runs every task's cases on that engine."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from autograder import notebooks, tasks
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import export_engine  # noqa: E402  (the course's exporter)
+
+sys.path.pop(0)
+
+INTEGRATION_POINTS = 20
+DEFAULT_TIMEOUT = 60.0
+
+
+def student_seed(student):
+    """A seed from a student's identity: the random cases differ from student to student."""
+    return int(hashlib.sha256(student.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def identity(submission):
+    """Who submitted: Gradescope's submission_metadata.json beside the folder, if any, else
+    the folder's name."""
+    for place in (submission, submission.parent):
+        meta = place / "submission_metadata.json"
+        if meta.exists():
+            users = json.loads(meta.read_text(encoding="utf-8")).get("users", [])
+            if users:
+                return ",".join(str(u.get("sid") or u.get("email") or u.get("name"))
+                                for u in users)
+    return submission.resolve().name
+
+
+def notebook_folder(submission):
+    """Where a submission's notebooks are: its book/ folder, or the folder itself."""
+    book = submission / "book"
+    return book if book.is_dir() else submission
+
+
+def reference_cells():
+    """The course's exported cells, as the exporter lists them."""
+    return list(export_engine.exported_cells(ROOT / "book"))
+
+
+def engine_names(cells):
+    """Every top-level name the reference engine defines."""
+    return {name for cell in cells for name in export_engine.defined_names(cell[3])}
+
+
+def home(task, cells):
+    """(position in `cells`, module) of the reference cell that defines the task, or
+    (None, None) for a task written in a cell that is not part of the engine."""
+    for k, (module, notebook, _, code, _) in enumerate(cells):
+        if notebook == task.notebook and notebooks.owner(task.names[0]) in \
+                notebooks.top_level(notebooks.ast.parse(code)):
+            return k, module[:-3]
+    return None, None
+
+
+def write_engine(folder, modules):
+    """Write an engine package (modules from the exporter, the course's __init__.py)."""
+    package = folder / "engine"
+    package.mkdir(parents=True)
+    for name, text in modules.items():
+        (package / name).write_text(text, encoding="utf-8")
+    shutil.copy(ROOT / "engine" / "__init__.py", package / "__init__.py")
+    return folder
+
+
+def modules_or_error(cells):
+    """The exporter's modules for `cells`, or its complaint as a LookupError."""
+    try:
+        return export_engine.modules_from(cells)
+    except SystemExit as complaint:
+        raise LookupError(f"the course's exporter refused the code: {complaint}") from None
+
+
+class Submission:
+    """A student's notebooks, as the grader reads them."""
+
+    def __init__(self, folder):
+        self.folder = notebook_folder(folder)
+
+    def notebook(self, name):
+        """The student's notebook `name` as a dict, or None if it is not there."""
+        path = self.folder / name
+        return notebooks.read_notebook(path) if path.exists() else None
+
+    def task_cell(self, task):
+        """(index, source, origin) of the cell that defines the task; LookupError if none."""
+        notebook = self.notebook(task.notebook)
+        if notebook is None:
+            raise LookupError(f"{task.notebook} is not in the submission")
+        found = notebooks.find_cell(notebook, task.names)
+        if found is None:
+            raise LookupError(f"no cell of {task.notebook} defines "
+                              f"{notebooks.owner(task.names[0])}")
+        index, source = found
+        return index, source, f"book/{task.notebook}, cell {index}"
+
+    def book(self, folder):
+        """The student's notebooks in `folder`, a missing one replaced by the course's
+        stubbed notebook (as the student edition has it)."""
+        folder.mkdir(parents=True)
+        for path in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
+            theirs = self.notebook(path.name)
+            if theirs is None:
+                theirs = notebooks.student_notebook(notebooks.read_notebook(path), tasks.TASKS)
+            (folder / path.name).write_text(json.dumps(theirs), encoding="utf-8")
+        return folder
+
+
+def exported_from(notebook, cells):
+    """The engine modules that a notebook's cells export into ('tensor', 'check', ...): a task
+    cell of that notebook sees their names, as the chapter's own cells do."""
+    return list(dict.fromkeys(module[:-3] for module, name, *_ in cells if name == notebook))
+
+
+def isolated(task, submission, cells, known, reference, workdir):
+    """The spec of a child run of `task`: the student's definitions in the reference engine."""
+    index, source, origin = submission.task_cell(task)
+    position, module = home(task, cells)
+    spec = {"task": task.id}
+    if position is None:                            # a task cell outside the engine
+        notebook = submission.notebook(task.notebook)
+        cell = notebooks.definitions_only(source)
+        if cell is None:
+            raise LookupError(f"{origin} is not valid Python")
+        spec.update(cell=cell, cell_origin=origin, engine=str(reference),
+                    modules=exported_from(task.notebook, cells),
+                    preamble=notebooks.imports_before(notebook, index))
+        return spec
+    kind, notebook, cell_index, code, replaces = cells[position]
+    try:
+        mixed = notebooks.substitute(code, source, task.names, origin, known)
+    except SyntaxError as error:
+        raise LookupError(f"{origin} is not valid Python: {error}") from None
+    changed = cells[:position] + [(kind, notebook, cell_index, mixed, replaces)] + \
+        cells[position + 1:]
+    spec.update(module=module, engine=str(write_engine(workdir, modules_or_error(changed))))
+    return spec
+
+
+def whole_engine(submission, folder):
+    """The student's whole engine, exported from all of their notebooks by the course's
+    exporter, in `folder`; a LookupError if the exporter refuses their cells."""
+    book = submission.book(folder / "book")
+    return write_engine(folder / "package", modules_or_error(
+        list(export_engine.exported_cells(book))))
+
+
+def whole(task, submission, cells, engine_dir):
+    """The spec of a child run of `task` on the student's whole engine."""
+    spec = {"task": task.id, "engine": str(engine_dir)}
+    position, module = home(task, cells)
+    if position is None:
+        index, source, origin = submission.task_cell(task)
+        notebook = submission.notebook(task.notebook)
+        spec.update(cell=notebooks.definitions_only(source) or "", cell_origin=origin,
+                    modules=exported_from(task.notebook, cells),
+                    preamble=notebooks.imports_before(notebook, index))
+    else:
+        spec["module"] = module
+    return spec
+
+
+def run_child(spec, workdir, timeout):
+    """Run one task's cases in a child process: {label: result} and the tasks it called."""
+    out = workdir / "results.jsonl"
+    spec = dict(spec, out=str(out), course=str(ROOT))
+    (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("PYTHONPATH", "PYTHONSTARTUP")}
+    environment.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    started = time.perf_counter()
+    timed_out = False
+    with open(workdir / "output.txt", "wb") as output:
+        start = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+                 f"from autograder.runner import main; main({str(workdir / 'spec.json')!r})")
+        child = subprocess.Popen([sys.executable, "-I", "-c", start], cwd=workdir, stdout=output,
+                                 stderr=subprocess.STDOUT, env=environment,
+                                 start_new_session=True)
+        try:
+            child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(child.pid, 9)
+            child.wait()
+    results, needs, running = {}, [], None
+    if out.exists():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "needs" in record:
+                needs = record["needs"]
+            elif record.get("started"):
+                running = record["label"]
+            else:
+                results[record["label"]] = record
+                running = None
+    said = (workdir / "output.txt").read_bytes()[-2000:].decode("utf-8", "replace")
+    return {"results": results, "needs": needs, "running": running, "timed_out": timed_out,
+            "exit": child.returncode, "output": said,
+            "seconds": time.perf_counter() - started}
+
+
+def judged(task, seed, run, timeout):
+    """[(label, passed, message)] for every case of `task`, from a child's results."""
+    from autograder import checks
+    from autograder.runner import decoded
+    verdicts = []
+    for case in checks.cases(task, seed):
+        record = run["results"].get(case.label)
+        if record is None:
+            if run["timed_out"] and run["running"] == case.label:
+                message = f"timed out: the task ran out of its {timeout:g} s here"
+            elif run["timed_out"]:
+                message = "not run: the task ran out of time on an earlier case"
+            else:
+                message = (f"not run: the task's process ended (exit code {run['exit']}); "
+                           f"it printed: {run['output'][-300:].strip()}")
+            verdicts.append((case.label, False, message))
+        elif "error" in record:
+            verdicts.append((case.label, False, record["error"]))
+        else:
+            try:
+                problem = case.judge(decoded(record["value"]))
+            except Exception as error:          # what the run returned cannot be judged
+                problem = f"the result could not be judged: {type(error).__name__}: {error}"
+            verdicts.append((case.label, problem is None, problem or "correct"))
+    return verdicts
+
+
+def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
+          integration=True, isolation=True):
+    """Grade the submission folder: a report dict (see results_json)."""
+    student = identity(Path(submission))
+    submission = Submission(Path(submission))
+    seed = student_seed(student) if seed is None else seed
+    chosen = [t for t in tasks.TASKS if only is None or t.id in only]
+    cells = reference_cells()
+    known = engine_names(cells)
+    task_modules = {t.id: home(t, cells)[1] for t in tasks.TASKS if home(t, cells)[1]}
+    scratch = Path(tempfile.mkdtemp(prefix="grade-"))
+
+    reference = write_engine(scratch / "reference", modules_or_error(cells))
+    try:
+        student_engine, refused = whole_engine(submission, scratch / "whole"), None
+    except LookupError as error:
+        student_engine, refused = None, str(error)
+
+    def attempt(kind, task):
+        workdir = scratch / kind / task.id
+        workdir.mkdir(parents=True)
+        try:
+            if kind == "isolation":
+                spec = isolated(task, submission, cells, known, reference, workdir)
+            elif refused:
+                raise LookupError(f"your notebooks could not be exported: {refused}")
+            else:
+                spec = whole(task, submission, cells, student_engine)
+        except LookupError as error:
+            return task, {"error": str(error)}
+        spec.update(seed=seed, task_modules=task_modules)
+        return task, run_child(spec, workdir, timeout)
+
+    jobs = [("isolation", t) for t in chosen if isolation]
+    jobs += [("integration", t) for t in chosen if integration]
+    runs = {"isolation": {}, "integration": {}}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for (kind, _), (task, run) in zip(jobs, pool.map(lambda job: attempt(*job), jobs)):
+            runs[kind][task.id] = run
+    report = {"student": student, "seed": seed, "tasks": [], "integration": None}
+    needs = {t.id: set() for t in tasks.TASKS}
+    for task in chosen:
+        run = runs["isolation"].get(task.id)
+        if run is None:
+            continue
+        if "error" in run:
+            verdicts = [(case_label, False, run["error"]) for case_label in
+                        [c.label for c in _cases(task, seed)]]
+        else:
+            verdicts = judged(task, seed, run, timeout)
+            for other in run["needs"]:
+                needs[task.id].add(other)
+        report["tasks"].append({"task": task, "verdicts": verdicts})
+    for entry in report["tasks"]:
+        entry["blocks"] = sorted((t for t, wanted in needs.items() if entry["task"].id in wanted),
+                                 key=lambda t: int(t[1:]))
+    if integration:
+        verdicts = []
+        for task in chosen:
+            run = runs["integration"][task.id]
+            if "error" in run:
+                verdicts += [(f"{task.id}: {label}", False, run["error"])
+                             for label in [c.label for c in _cases(task, seed)]]
+            else:
+                verdicts += [(f"{task.id}: {label}", ok, message)
+                             for label, ok, message in judged(task, seed, run, timeout)]
+        report["integration"] = verdicts
+    shutil.rmtree(scratch, ignore_errors=True)
+    return report
+
+
+def _cases(task, seed):
+    from autograder import checks
+    return checks.cases(task, seed)
+
+
+def points(verdicts, worth):
+    """Partial credit: `worth` shared equally among the cases, rounded to 0.01."""
+    if not verdicts:
+        return 0.0
+    return round(worth * sum(ok for _, ok, _ in verdicts) / len(verdicts), 2)
+
+
+def task_output(entry):
+    """The text a student reads for one task."""
+    task, verdicts = entry["task"], entry["verdicts"]
+    passed = sum(ok for _, ok, _ in verdicts)
+    lines = [f"{task.id} ({task.notebook}, {' and '.join(task.names)}): {passed} of "
+             f"{len(verdicts)} cases correct"]
+    messages = {message for ok, message in ((ok, m) for _, ok, m in verdicts) if not ok}
+    if passed == 0 and len(messages) == 1:            # one cause: say it once
+        lines.append(f"  ✗ every case: {messages.pop()}")
+    else:
+        lines += [f"  {'✓' if ok else '✗'} {label}" + ("" if ok else f": {message}")
+                  for label, ok, message in verdicts]
+    if passed < len(verdicts) and entry["blocks"]:
+        lines.append(f"  Until it is right, your own engine also fails the checks of "
+                     f"{', '.join(entry['blocks'])}, which call it (each is graded here with "
+                     "the course's version).")
+    return "\n".join(lines)
+
+
+def results_json(report):
+    """Gradescope's results.json for a report: a score and one test per task."""
+    tests = []
+    for entry in report["tasks"]:
+        task = entry["task"]
+        tests.append({"name": f"{task.id}: {task.title}", "number": task.id,
+                      "score": points(entry["verdicts"], task.points),
+                      "max_score": task.points, "output": task_output(entry)})
+    if report["integration"] is not None:
+        verdicts = report["integration"]
+        failed = [f"  ✗ {label}: {message}" for label, ok, message in verdicts if not ok]
+        passed = sum(ok for _, ok, _ in verdicts)
+        tests.append({"name": "Integration: your whole engine, exported from your notebooks",
+                      "score": points(verdicts, INTEGRATION_POINTS),
+                      "max_score": INTEGRATION_POINTS,
+                      "output": "\n".join([f"{passed} of {len(verdicts)} cases correct on "
+                                           "your own engine"] + failed[:40])})
+    score = round(sum(t["score"] for t in tests), 2)
+    return {"score": score, "tests": tests,
+            "output": f"score: {score:g} / {sum(t['max_score'] for t in tests):g} points "
+                      f"(cases seeded for {report['student']})"}

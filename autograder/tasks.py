@@ -1,0 +1,55 @@
+"""The graded tasks: what a student implements, where, in which week, and for how many points.
+
+One table, read by the grader (tools/grade.py), the student edition (tools/student_edition.py),
+the student's own checks and the syllabus test. Standard library only.
+
+A task is one or more definitions in one notebook of the book: functions, classes, or methods
+written `Class.method`. In the student edition their bodies are stubs; the grader takes the
+student's definitions from that notebook and nothing else."""
+from collections import namedtuple
+
+Task = namedtuple("Task", "id notebook names title week hours points")
+
+
+def numbered(rows):
+    """Task rows (without ids) as Tasks T1, T2, ... in the order given."""
+    return [Task(f"T{k}", *row) for k, row in enumerate(rows, 1)]
+
+
+TASKS = numbered([
+    # notebook, names, title, week, hours, points
+    ("01_tape.ipynb", ("topological_order",),
+     "The order of the backward sweep, without recursion", 1, 1.0, 8),
+    ("01_tape.ipynb", ("backpropagate",),
+     "The backward sweep", 1, 1.5, 10),
+    ("01_tape.ipynb", ("sqrt", "hypot", "logaddexp"),
+     "Three ops of your own, each with its local rules (exercise 1.1)", 1, 1.0, 6),
+    ("02_matmul_vjp.ipynb", ("matmul_vjp_a", "matmul_vjp_b"),
+     "The matrix product's two local rules, batched and 1-D operands included", 1, 1.5, 10),
+    ("03_broadcasting.ipynb", ("unbroadcast",),
+     "Undo broadcasting in a gradient", 1, 1.0, 8),
+    ("03_broadcasting.ipynb", ("max_vjp",),
+     "The maximum's local rule, ties included", 1, 1.0, 6),
+    ("03_broadcasting.ipynb", ("scatter_add_forward",),
+     "Scatter-add, the forward of indexing's local rule", 1, 0.5, 5),
+    ("04_verification.ipynb", ("log_softmax_vjp",),
+     "The local rule of log-softmax", 2, 1.0, 8),
+    ("04_verification.ipynb", ("nll_vjp",),
+     "The local rule of the negative log-likelihood", 2, 0.5, 5),
+    ("06_tape_visualization.ipynb", ("graph_stats",),
+     "The statistics of a graph: nodes, edges, depth, uses", 2, 1.0, 8),
+    ("07_adam.ipynb", ("Adam.step",),
+     "Adam's step, pinned to torch.optim.Adam", 3, 1.0, 8),
+])
+
+BY_ID = {task.id: task for task in TASKS}
+
+
+def task_named(name):
+    """The task that contains the definition `name` (a function, class or 'Class.method')."""
+    return next(task for task in TASKS if name in task.names)
+
+
+def chapter(task):
+    """The chapter number of a task: 3 for '03_broadcasting.ipynb'."""
+    return int(task.notebook[:2])
