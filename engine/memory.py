@@ -6,7 +6,15 @@ import weakref
 
 import numpy as np
 
-from engine.tensor import backpropagate, enable_grad, no_grad, Op, recording, Tensor, value_of
+from engine.tensor import (
+    backpropagate,
+    enable_grad,
+    no_grad,
+    Op,
+    recording,
+    Tensor,
+    value_of,
+)
 from engine.transforms import forward_mode
 
 

@@ -6,7 +6,15 @@ import threading
 
 import numpy as np
 
-from engine.tensor import backpropagate, enable_grad, no_grad, Op, PLAIN_CONSTANTS, Tensor, value_of
+from engine.tensor import (
+    backpropagate,
+    enable_grad,
+    no_grad,
+    Op,
+    PLAIN_CONSTANTS,
+    Tensor,
+    value_of,
+)
 
 
 # From book/09_forward_mode.ipynb, cell 11.

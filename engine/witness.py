@@ -4,7 +4,12 @@
 import numpy as np
 
 from engine.catalogue import case_inputs, jvp_setup
-from engine.check import engine_second_order, relative_error, scaled_error, second_order_setup
+from engine.check import (
+    engine_second_order,
+    relative_error,
+    scaled_error,
+    second_order_setup,
+)
 from engine.nn import cross_entropy
 from engine.tensor import Tensor
 from engine.transforms import jvp
