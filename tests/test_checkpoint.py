@@ -1,4 +1,4 @@
-"""Gradient checkpointing (chapter 14): the same gradients as the plain sweep, in every way the
+"""Gradient checkpointing (chapter 12): the same gradients as the plain sweep, in every way the
 engine differentiates, and memory that grows sublinearly with depth, asserted by counting live
 arrays and recorded nodes (never bytes or times)."""
 import numpy as np

@@ -19,7 +19,7 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 
 # (notebook, solution label, (old, new) planting a mistake, phrases its report must contain)
 EXERCISES = [
-    ("17_anatomy.ipynb", "A.1", ("g * sigmoid(x)", "g * sigmoid(-x)"),
+    ("18_anatomy.ipynb", "A.1", ("g * sigmoid(x)", "g * sigmoid(-x)"),
      ["✗ softplus", "local rule vs central differences", "second derivatives"]),
     ("01_tape.ipynb", "1.1*",
      ("g * x / out", "g / out"), ["✗ hypot", "gradient of input 0", "entries wrong"]),
