@@ -28,8 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from engine.nn import MLP, cross_entropy, linear  # noqa: E402
 from engine.optim import SGD  # noqa: E402
-from engine.tensor import Tensor, graph_footprint, no_grad, relu  # noqa: E402
-from engine.transforms import jacobian_forward, jacobian_reverse, jvp  # noqa: E402
+from engine.core import graph_footprint, no_grad, Tensor  # noqa: E402
+from engine.forward import jvp  # noqa: E402
+from engine.ops import relu  # noqa: E402
+from engine.transforms import jacobian_forward, jacobian_reverse  # noqa: E402
 from engine.witness import torch_mlp  # noqa: E402
 
 SPIRAL = "spiral [2,64,64,3] b300"

@@ -9,13 +9,14 @@ from .check import finite_difference_error, gradcheck, numerical_gradient, relat
 from .memory import ArrayCensus, checkpoint
 from .nn import MLP, conv2d, cross_entropy, max_pool2d
 from .optim import SGD, Adam, Optimizer
-from .tensor import Op, Tensor, backpropagate, no_grad, topological_order, zero_grad
-from .transforms import grad, hvp, jvp
+from .core import Op, Tensor, backpropagate, enable_grad, no_grad, topological_order, zero_grad
+from .forward import jvp
+from .transforms import grad, hvp
 from .witness import torch_check, torch_error
 
 __all__ = [
     "Adam", "ArrayCensus", "MLP", "OP_CASES", "Op", "Optimizer", "SGD", "Tensor",
-    "backpropagate", "case", "checkpoint", "conv2d", "cross_entropy", "finite_difference_error",
+    "backpropagate", "case", "checkpoint", "conv2d", "cross_entropy", "enable_grad", "finite_difference_error",
     "grad", "gradcheck", "hvp", "jvp", "max_pool2d", "no_grad", "numerical_gradient",
     "relative_error", "topological_order", "torch_check", "torch_error", "zero_grad",
 ]

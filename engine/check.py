@@ -8,11 +8,12 @@ import html
 import numpy as np
 
 from engine.catalogue import case_inputs, jvp_setup
-from engine.tensor import Tensor, topological_order
-from engine.transforms import grad, jvp
+from engine.core import Tensor, topological_order
+from engine.forward import jvp
+from engine.transforms import grad
 
 
-# From book/01_tape.ipynb, cell 36.
+# From book/01_tape.ipynb, cell 37.
 def scalar(value):
     """`value` (a number, or an array or Tensor of one element) as a float."""
     if np.size(getattr(value, "data", value)) != 1:
@@ -37,7 +38,7 @@ def numerical_gradient(f, x, eps=1e-6):
     return grad
 
 
-# From book/04_verification.ipynb, cell 16.
+# From book/04_verification.ipynb, cell 15.
 def kink_pattern(output):
     """For every non-smooth op in output's graph, the side of its kink each input entry
     lies on."""
@@ -98,7 +99,7 @@ def gradcheck(loss_fn, params, eps=1e-6, detect_kinks=True):
     return GradcheckReport(max(errors), errors, kinks, checked)
 
 
-# From book/04_verification.ipynb, cell 33.
+# From book/04_verification.ipynb, cell 32.
 def finite_difference_error(case, shapes, seed=0):
     """Worst relative error between the tape's VJPs and central differences, for one
     shape case."""
@@ -150,7 +151,7 @@ class ErrorTable:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-# From book/09_forward_mode.ipynb, cell 25.
+# From book/09_forward_mode.ipynb, cell 28.
 def jvp_vjp_consistency_error(case, shapes, seed=0):
     """|<v, J u> - <Jᵀ v, u>| relative to their size, for random u and v, for one shape
     case: the forward rules (jvp) against the backward rules (backward)."""
@@ -172,7 +173,7 @@ def jvp_batch_error(case, shapes, seed=0, k=3):
     return relative_error(together, np.stack(apart))
 
 
-# From book/10_double_backprop.ipynb, cell 21.
+# From book/10_double_backprop.ipynb, cell 20.
 def scaled_error(a, b):
     """‖a - b‖ / max(‖a‖ + ‖b‖, 1): relative for large values, absolute for small."""
     scale = max(np.linalg.norm(a) + np.linalg.norm(b), 1.0)

@@ -11,11 +11,12 @@ from engine.check import (
     numerical_gradient,
     second_order_error,
 )
+from engine.core import backpropagate, Tensor
 from engine.data import spiral
+from engine.forward import jvp
 from engine.museum import BUGS, planted
 from engine.nn import cross_entropy, MLP
-from engine.tensor import backpropagate, Tensor
-from engine.transforms import grad, jvp
+from engine.transforms import grad
 from engine.witness import jvp_torch_error, second_order_torch_error, torch_error
 
 
@@ -98,7 +99,7 @@ def large_input_problems(logsumexp, shift=1000.0):
         return [f"{label}: {type(error).__name__}: {error}"]
 
 
-# From book/06_tape_visualization.ipynb, cell 22.
+# From book/06_tape_visualization.ipynb, cell 21.
 def stats_cases():
     """The graphs check_graph_stats tries: (what it is, its root, {leaf name: leaf})."""
     x = Tensor(1.5)
@@ -188,7 +189,7 @@ def check_graph_stats(graph_stats):
     return verdict("graph_stats", problems)
 
 
-# From book/06_tape_visualization.ipynb, cell 26.
+# From book/06_tape_visualization.ipynb, cell 25.
 # what a graph needs for each of the museum's bugs to show
 BUG_HINTS = {
     "missing transpose": "it needs a matmul whose first operand needs a gradient",
@@ -236,7 +237,7 @@ def check_bug_finder(check):
     return verdict("bug finder", problems)
 
 
-# From book/09_forward_mode.ipynb, cell 39.
+# From book/09_forward_mode.ipynb, cell 42.
 def directional_difference(f, arrays, i, u, h=1e-6):
     """J_i u by central differences, (f(x_i + h u) - f(x_i - h u)) / 2h, with the other
     inputs held where they are."""

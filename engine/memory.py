@@ -6,21 +6,23 @@ import weakref
 
 import numpy as np
 
-from engine.tensor import (
+from engine.core import (
     backpropagate,
     enable_grad,
+    ModeBlock,
+    modes,
     no_grad,
     Op,
-    recording,
     Tensor,
     value_of,
 )
-from engine.transforms import forward_mode
+from engine.forward import forward_mode
 
 
 # From book/12_checkpointing.ipynb, cell 5.
 replayed = Op("replayed", lambda x: x,
-              lambda g, out, x: g)               # d(the same values)/dx = 1
+              lambda g, out, x: g,               # d(the same values)/dx = 1
+              elementwise=True)
 
 
 class Segment:
@@ -81,8 +83,9 @@ def checkpoint(f, *inputs):
     """f(*inputs), recorded as one node that keeps only the inputs: the backward
     sweep recomputes f's intermediate results when it reaches the node. Every Tensor
     that f uses and that needs a gradient must be one of the inputs."""
-    if not recording.on or forward_mode.running:   # no tape to save memory on
-        return f(*inputs)
+    mode = modes.current
+    if not mode.records or any(isinstance(layer, forward_mode) for layer in mode.layers):
+        return f(*inputs)                           # no tape to save memory on
     needs = {i: x.requires_grad for i, x in enumerate(inputs) if isinstance(x, Tensor)}
     segment = Segment(f, needs)
     vjps = [partial(segment.vjp, i) for i in range(len(inputs))]
@@ -90,29 +93,25 @@ def checkpoint(f, *inputs):
 
 
 # From book/12_checkpointing.ipynb, cell 13.
-class ArrayCensus:
-    """While on, counts the arrays that ops return inside Tensors (the values a tape can
-    keep): how many are alive (.alive), the most alive at once (.peak), and how many op
-    calls made them (.ops). Not for use around jvp, which replaces Op.__call__ too."""
+class ArrayCensus(ModeBlock):
+    """A block that counts, in its thread, the arrays that ops return inside Tensors
+    (the values a tape can keep): how many are alive (.alive), the most alive at once
+    (.peak), and how many op calls made them (.ops)."""
 
     def __init__(self):
         self.alive = self.peak = self.ops = 0
         self.watched = set()
 
-    def __enter__(self):
-        self.call = call = Op.__call__
+    def changed(self, mode):
+        """The same mode, with this census as its outermost layer."""
+        return mode.around(self)
 
-        def counted(op, *inputs, **params):
-            out = call(op, *inputs, **params)
-            if isinstance(out, Tensor):
-                self.born(out.data)
-            return out
-
-        Op.__call__ = counted
-        return self
-
-    def __exit__(self, *exception):
-        Op.__call__ = self.call
+    def call(self, op, inputs, params, proceed):
+        """Run the op (`proceed`) and count what it returned."""
+        out = proceed()
+        if isinstance(out, Tensor):
+            self.born(out.data)
+        return out
 
     def born(self, array):
         """Count an op's result, and watch its array until the last reference goes."""

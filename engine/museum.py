@@ -6,13 +6,14 @@ import sys
 
 from engine.catalogue import OP_CASES
 from engine.check import finite_difference_error, gradcheck, verification_table
+import engine.core as core
 from engine.data import spiral
 from engine.nn import cross_entropy, MLP
-import engine.tensor as ops
+import engine.ops as ops
 from engine.witness import torch_check, torch_error
 
 
-# From book/04_verification.ipynb, cell 39.
+# From book/04_verification.ipynb, cell 38.
 def missing_transpose(g, out, a, b):
     """matmul's rule for A with B's transpose forgotten: G B instead of G Bᵀ."""
     return ops.matmul_forward(g, b)
@@ -41,7 +42,7 @@ def preorder(root):
     return order[::-1]        # the sweep walks its order backwards
 
 
-# name: (the function of engine.tensor it replaces, the bug)
+# name: (the engine function it replaces, the bug)
 BUGS = {
     "missing transpose": ("matmul_vjp_a", missing_transpose),
     "forgotten unbroadcast": ("unbroadcast", forgotten_unbroadcast),
@@ -54,13 +55,14 @@ def swap(function, replacement):
     """Put `replacement` wherever the engine holds `function`: as a name in the
     package or one of its modules (linear calls matmul's rules by name) and as a rule
     of an op."""
-    modules = [m for name, m in list(sys.modules.items())
-               if (name == "engine" or name.startswith("engine.")) and m is not None]
+    modules = [m for name, m in list(sys.modules.items())   # not the museum: its bugs
+               if (name == "engine" or name.startswith("engine.")) and m is not None
+               and name != __name__]
     for module in modules:
         for name, value in list(vars(module).items()):
             if value is function:
                 setattr(module, name, replacement)
-            elif isinstance(value, ops.Op) and function in value.vjps:
+            elif isinstance(value, core.Op) and function in value.vjps:
                 value.vjps = tuple(replacement if vjp is function else vjp
                                    for vjp in value.vjps)
 
@@ -69,7 +71,7 @@ def swap(function, replacement):
 def planted(bug):
     """Run the engine, temporarily, with one of BUGS in the place of its function."""
     name, buggy = BUGS[bug]
-    function = getattr(ops, name)
+    function = getattr(core, name, None) or getattr(ops, name)
     swap(function, buggy)
     try:
         yield
@@ -77,7 +79,7 @@ def planted(bug):
         swap(buggy, function)
 
 
-# From book/04_verification.ipynb, cell 41.
+# From book/04_verification.ipynb, cell 40.
 def outcome(check):
     """'caught' if the check raises or reports an error above its threshold, else
     'missed'."""

@@ -3,38 +3,24 @@
 
 import numpy as np
 
-from engine.tensor import (
-    aligned,
-    bilinear,
-    exp,
-    matmul,
-    matmul_jvp_a,
-    matmul_jvp_b,
-    matmul_vjp_a,
-    matmul_vjp_b,
-    Op,
-    relu,
-    scatter_add,
-    Tensor,
-    value_of,
-    zero_grad,
-)
+from engine.core import Op, Tensor, value_of, zero_grad
+from engine.forward import aligned, tangents_times, times_tangents
+from engine.ops import exp, matmul_forward, relu, scatter_add
 
 
 # From book/04_verification.ipynb, cell 3.
 def log_softmax_forward(x):
     """log(softmax(x)) over the last axis, shifted by the maximum so that nothing
-    overflows."""
+    overflows (an empty last axis gives an empty result)."""
+    if x.shape[-1:] == (0,):
+        return np.array(x, dtype=np.float64)
     shifted = x - x.max(axis=-1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
 def log_softmax_vjp(g, out, x):
-    """g - softmax * Σg along the last axis: the VJP of log_softmax."""
+    """The VJP of log_softmax over the last axis."""
     return g - exp(out) * g.sum(axis=-1, keepdims=True)   # g - softmax Σg
-
-
-log_softmax = Op("log_softmax", log_softmax_forward, log_softmax_vjp)
 
 
 def class_targets(function, targets, shape):
@@ -72,30 +58,62 @@ def nll_forward(log_probs, targets):
 
 
 def nll_vjp(g, out, log_probs, targets):
-    """-g/n at every row's target entry, 0 elsewhere: the VJP of nll."""
+    """The VJP of nll with respect to the log-probabilities."""
     n = len(targets)
     one_hot = np.zeros(log_probs.shape)
     one_hot[np.arange(n), targets] = -1 / max(n, 1)  # d(-mean log pₜ)/d log p: -1/n
     return one_hot * g
 
 
-nll = Op("nll", nll_forward, nll_vjp)   # called as nll(log_probs, targets=...)
+def linear_forward(x, W, b):
+    """x @ W + b for a matrix W (in, out): one row of x, or any batch of rows."""
+    if np.ndim(W) != 2:
+        raise ValueError(f"linear: W must be a matrix (in, out), got shape {np.shape(W)}")
+    return matmul_forward(x, W) + b
 
 
+def linear_dx(g, out, x, W, b):
+    """dL/dx for xW + b."""
+    return g @ W.T                                  # g Wᵀ
+
+
+def linear_dW(g, out, x, W, b):
+    """dL/dW for xW + b: every row of x against its row of g, summed over the batch."""
+    rows = x.reshape((-1, x.shape[-1]))             # a 1-D x is one row
+    return rows.T @ g.reshape((-1, g.shape[-1]))    # Σ xᵀ g
+
+
+def linear_db(g, out, x, W, b):
+    """dL/db for xW + b: g, which the sweep's unbroadcast sums over the rows."""
+    return g
+
+
+# From book/09_forward_mode.ipynb, cell 11 (grown from the version in book/04_verification.ipynb, cell 3).
+def log_softmax_jvp(t, out, x):
+    """d log softmax = dx - <softmax, dx> along the last axis, for each direction."""
+    return t - (np.exp(out) * t).sum(axis=-1, keepdims=True)
+
+
+def nll_jvp(t, out, log_probs, targets):
+    """d nll = minus the mean over rows of d log p[row, target], for each direction."""
+    return -t[:, np.arange(len(targets)), targets].mean(axis=-1)
+
+
+log_softmax = Op("log_softmax", log_softmax_forward, log_softmax_vjp,
+                 jvps=(log_softmax_jvp,))
+nll = Op("nll", nll_forward, nll_vjp, jvps=(nll_jvp,))
+linear = Op("linear", linear_forward, linear_dx, linear_dW, linear_db,
+            jvps=(lambda t, out, x, W, b: tangents_times(t, W),    # d(xW + b) = dx W
+                  lambda t, out, x, W, b: times_tangents(x, t),    #   + x dW
+                  lambda t, out, x, W, b: aligned(t, out.ndim)))   #   + db
+
+
+# From book/04_verification.ipynb, cell 3, continued.
 def cross_entropy(logits, targets):
     """Mean softmax cross-entropy of logits (batch, classes) against integer class
     targets (batch,)."""
     targets = class_targets("cross_entropy", targets, np.shape(value_of(logits)))
     return nll(log_softmax(logits), targets=targets)
-
-
-linear = Op("linear", lambda x, W, b: matmul.forward(x, W) + b,
-            # d(xW + b)/dx: matmul's rule
-            lambda g, out, x, W, b: matmul_vjp_a(g, None, x, W),
-            # d(xW + b)/dW: matmul's rule
-            lambda g, out, x, W, b: matmul_vjp_b(g, None, x, W),
-            # d(xW + b)/db = 1, summed over rows
-            lambda g, out, x, W, b: g)
 
 
 class MLP:
@@ -127,18 +145,6 @@ class MLP:
     def zero_grad(self):
         """Forget the gradients of every parameter."""
         zero_grad(self.params)
-
-
-# From book/09_forward_mode.ipynb, cell 8.
-bilinear(linear,
-         lambda t, out, x, W, b: matmul_jvp_a(t, out, x, W),   # d(xW + b) = dx W
-         lambda t, out, x, W, b: matmul_jvp_b(t, out, x, W),   #   + x dW
-         lambda t, out, x, W, b: aligned(t, out.ndim))         #   + db
-log_softmax.jvps = (                          # d log softmax = dx - <softmax, dx>
-    lambda t, out, x: t - (np.exp(out) * t).sum(axis=-1, keepdims=True),)
-nll.jvps = (                                  # d nll = -mean of d log p[row, target]
-    lambda t, out, log_probs, targets:
-    -t[:, np.arange(len(targets)), targets].mean(axis=-1),)
 
 
 # From book/11_conv2d.ipynb, cell 3.

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from engine.tensor import Tensor, zero_grad
+from engine.core import Tensor, zero_grad
 
 
 # From book/05_spiral.ipynb, cell 3.
@@ -66,9 +66,10 @@ class SGD(Optimizer):
     """Plain stochastic gradient descent: p <- p - lr * dL/dp."""
 
     def step(self):
-        """Move every parameter one step against its gradient."""
+        """Move every parameter that has a gradient one step against it."""
         for p in self.params:
-            p.data = p.data - self.lr * p.grad
+            if p.grad is not None:            # no gradient this step: leave it alone
+                p.data = p.data - self.lr * p.grad
 
 
 # From book/07_adam.ipynb, cell 3.
@@ -83,17 +84,20 @@ class Adam(Optimizer):
                                       for b in betas):
             raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas}")
         self.betas = tuple(betas)
-        self.steps = 0
+        self.steps = [0] * len(self.params)                 # per parameter, as in PyTorch
         self.m = [np.zeros(p.shape) for p in self.params]   # first moments
         self.v = [np.zeros(p.shape) for p in self.params]   # second moments
 
     def step(self):
-        """Move every parameter by lr * m̂ / (√v̂ + eps)."""
-        self.steps += 1
+        """Move every parameter that has a gradient by lr * m̂ / (√v̂ + eps)."""
         beta1, beta2 = self.betas
         for i, p in enumerate(self.params):
+            if p.grad is None:                # no gradient this step: no step, no count
+                continue
+            self.steps[i] += 1
+            t = self.steps[i]
             self.m[i] = beta1 * self.m[i] + (1 - beta1) * p.grad
             self.v[i] = beta2 * self.v[i] + (1 - beta2) * p.grad * p.grad
-            m_hat = self.m[i] / (1 - beta1 ** self.steps)
-            v_hat = self.v[i] / (1 - beta2 ** self.steps)
+            m_hat = self.m[i] / (1 - beta1 ** t)
+            v_hat = self.v[i] / (1 - beta2 ** t)
             p.data = p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)

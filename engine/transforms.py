@@ -2,126 +2,14 @@
 # Do not edit: change the notebook cell and run `python tools/export_engine.py`.
 
 from functools import partial
-import threading
 
 import numpy as np
 
-from engine.tensor import (
-    backpropagate,
-    enable_grad,
-    no_grad,
-    Op,
-    PLAIN_CONSTANTS,
-    Tensor,
-    value_of,
-)
+from engine.core import backpropagate, enable_grad, Tensor, value_of
+from engine.forward import jvp
 
 
-# From book/09_forward_mode.ipynb, cell 11.
-class Dual(Tensor):
-    """A Tensor that carries a tangent: k directional derivatives of its value, stacked
-    on a leading axis (shape (k,) + the value's shape)."""
-
-    __slots__ = ("tangent",)
-
-
-tape_call = Op.__call__
-
-
-def dual_call(op, *inputs, **params):
-    """Op.__call__ in forward mode: the value as chapter 1 computes it and, if an input
-    is a Dual, the tangent from its forward rules: computed now, recorded nowhere."""
-    out = tape_call(op, *inputs, **params) if params else tape_call(op, *inputs)
-    if Dual not in map(type, inputs):
-        return out
-    rules, value = op.jvps, out.data
-    arrays = out.arrays if out.op is op else [
-        x.data if isinstance(x, Tensor) else x if type(x) in PLAIN_CONSTANTS
-        else np.asarray(x) for x in inputs]
-    tangent = None
-    for i, x in enumerate(inputs):
-        if type(x) is Dual:
-            if rules is None or i >= len(rules) or rules[i] is None:
-                raise NotImplementedError(
-                    f"jvp: {op.name} has no forward rule for input {i}: declare its "
-                    "structure (elementwise, linear_map, bilinear) or give it op.jvps "
-                    "(chapter 9)")
-            t = rules[i](x.tangent, value, *arrays, **params)
-            tangent = t if tangent is None else tangent + t
-    shape = tangent.shape[:1] + value.shape
-    if tangent.shape != shape:
-        tangent = np.broadcast_to(tangent, shape)
-    return as_dual(out, tangent)
-
-
-def as_dual(out, tangent):
-    """out (a Tensor, maybe a node of the tape) as a Dual with the given tangent."""
-    dual = Dual(out.data, out.requires_grad)
-    if out.op is not None:
-        dual.op, dual.inputs, dual.arrays, dual.params, dual.parents = (
-            out.op, out.inputs, out.arrays, out.params, out.parents)
-    dual.tangent = tangent
-    return dual
-
-
-class ForwardMode:
-    """While any jvp runs, in any thread, an op call is dual_call; otherwise it is what
-    it was before (chapter 1's call), with nothing added to it."""
-
-    def __init__(self):
-        self.lock, self.running, self.previous = threading.Lock(), 0, None
-
-    def __enter__(self):
-        with self.lock:
-            if not self.running:
-                self.previous, Op.__call__ = Op.__call__, dual_call
-            self.running += 1
-
-    def __exit__(self, *exception):
-        with self.lock:
-            self.running -= 1
-            if not self.running:
-                Op.__call__ = self.previous
-
-
-forward_mode = ForwardMode()
-
-
-def tangent_array(tangent, primal, batched):
-    """A tangent as a float64 array of shape (k,) + its primal's shape; a ValueError
-    naming both shapes if it does not fit."""
-    t = np.asarray(value_of(tangent), dtype=np.float64)
-    shape = np.shape(value_of(primal))
-    if (t.ndim == 0 or t.shape[1:] != shape) if batched else t.shape != shape:
-        expected = f" (with batched=True: (k,) + {shape})" if batched else ""
-        raise ValueError(f"jvp: a tangent of shape {t.shape} for a primal of shape "
-                         f"{shape}{expected}")
-    return t if batched else t[None]
-
-
-def jvp(f, primals, tangents, batched=False):
-    """Forward mode: (f(*primals), J u), J the Jacobian of f, u the tangents; arrays.
-
-    `f` takes Tensors and returns a Tensor; Tensors it closes over are constants. With
-    batched=True every tangent has a leading axis of k directions, and so has J u."""
-    if len(primals) != len(tangents):
-        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    ts = [tangent_array(t, p, batched) for p, t in zip(primals, tangents)]
-    if len({len(t) for t in ts}) > 1:
-        raise ValueError(f"jvp: tangents with different numbers of directions "
-                         f"{[len(t) for t in ts]}")
-    inputs = [Dual(p, requires_grad=False) for p in primals]
-    for x, t in zip(inputs, ts):
-        x.tangent = t
-    with no_grad(), forward_mode:
-        out = f(*inputs)
-    value = np.asarray(value_of(out))
-    k = len(ts[0]) if ts else 1
-    tangent = out.tangent if type(out) is Dual else np.zeros((k,) + value.shape)
-    return value, np.array(tangent if batched else tangent[0])
-
-
-# From book/09_forward_mode.ipynb, cell 30.
+# From book/09_forward_mode.ipynb, cell 33.
 def jacobian_forward(f, x, batched=True):
     """(the Jacobian of f at array x, the number of forward passes): one pass carrying
     all n input directions, or with batched=False n passes of one direction each."""
@@ -145,7 +33,7 @@ def jacobian_reverse(f, x):
     return np.stack(rows).reshape(out.shape + np.shape(x)), len(rows)
 
 
-# From book/10_double_backprop.ipynb, cell 5.
+# From book/10_double_backprop.ipynb, cell 4.
 def grad(output, inputs, create_graph=False):
     """d output / d x for each x in `inputs`, leaving every .grad untouched.
 
@@ -176,7 +64,7 @@ def grad(output, inputs, create_graph=False):
     return [z if g is None else g for g, z in zip(grads, zeros)]
 
 
-# From book/10_double_backprop.ipynb, cell 14.
+# From book/10_double_backprop.ipynb, cell 13.
 def direction_array(x, v):
     """v as a float64 array; a ValueError naming both shapes unless it has x's shape."""
     v = np.asarray(value_of(v), dtype=np.float64)

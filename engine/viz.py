@@ -8,10 +8,10 @@ import sys
 import graphviz
 import numpy as np
 
-from engine.tensor import backpropagate, Tensor, topological_order, value_of
+from engine.core import backpropagate, Tensor, topological_order, value_of
 
 
-# From book/06_tape_visualization.ipynb, cell 5.
+# From book/06_tape_visualization.ipynb, cell 4.
 def use_available_dot():
     """Point the graphviz package at a layout program: the system's `dot`, else pip's
     graphviz-pure."""

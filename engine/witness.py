@@ -10,12 +10,12 @@ from engine.check import (
     scaled_error,
     second_order_setup,
 )
+from engine.core import Tensor
+from engine.forward import jvp
 from engine.nn import cross_entropy
-from engine.tensor import Tensor
-from engine.transforms import jvp
 
 
-# From book/04_verification.ipynb, cell 25.
+# From book/04_verification.ipynb, cell 24.
 def torch_mlp(weights, X):
     """The MLP's logits computed by PyTorch from torch tensors [W0, b0, W1, b1, ...]
     (the order of MLP.params), in their dtype."""
@@ -52,7 +52,7 @@ def torch_check(model, X, targets):
     return abs(loss.item() - torch_loss.item()), float(grad_difference)
 
 
-# From book/04_verification.ipynb, cell 34.
+# From book/04_verification.ipynb, cell 33.
 def torch_error(case, shapes, seed=0):
     """Worst relative error between the engine and PyTorch (value and VJPs), for one
     shape case."""
@@ -70,7 +70,7 @@ def torch_error(case, shapes, seed=0):
     return max(errors)
 
 
-# From book/09_forward_mode.ipynb, cell 26.
+# From book/09_forward_mode.ipynb, cell 29.
 def jvp_torch_error(case, shapes, seed=0):
     """Relative error between the engine's J u and torch.func.jvp's, for one case."""
     import torch  # a witness only
@@ -81,7 +81,7 @@ def jvp_torch_error(case, shapes, seed=0):
     return relative_error(forward, witness.numpy())
 
 
-# From book/10_double_backprop.ipynb, cell 22.
+# From book/10_double_backprop.ipynb, cell 21.
 def second_order_torch_error(case, shapes, seed=0):
     """The second-order rule against PyTorch's double backward."""
     import torch  # a witness only

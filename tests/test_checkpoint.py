@@ -6,7 +6,7 @@ import pytest
 
 from engine import ArrayCensus, Op, Tensor, checkpoint, grad, jvp, no_grad
 from engine.nn import linear
-from engine.tensor import graph_footprint
+from engine.core import graph_footprint, modes
 
 WIDTH = 6
 X = np.random.default_rng(1).normal(size=(8, WIDTH))
@@ -172,10 +172,10 @@ def test_two_levels_use_less_memory_and_one_more_pass():
     assert ops == 3 * 3 * 64 + 4 + 16 + 3
 
 
-def test_census_restores_the_op_call_even_after_an_error():
-    call = Op.__call__
+def test_census_restores_the_mode_even_after_an_error():
+    before = modes.current
     with pytest.raises(RuntimeError):
-        with ArrayCensus():
-            assert Op.__call__ is not call
+        with ArrayCensus() as census:
+            assert census in modes.current.layers
             raise RuntimeError("inside the census")
-    assert Op.__call__ is call
+    assert modes.current is before

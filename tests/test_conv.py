@@ -11,7 +11,7 @@ from engine.catalogue import CONVOLUTION_CASES
 from engine.check import finite_difference_error
 from engine.witness import second_order_torch_error, torch_error
 from engine.nn import conv2d, max_pool2d
-from engine.tensor import Tensor
+from engine.core import Tensor
 
 
 @settings(max_examples=examples(ci=30))

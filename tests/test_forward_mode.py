@@ -9,10 +9,12 @@ import pytest
 import torch
 
 import engine.nn
-import engine.tensor
-from engine.tensor import Op, Tensor
-from engine.transforms import (Dual, gradient_of_dual, hvp, hvp_forward_over_reverse,
-                               jacobian_forward, jacobian_reverse, jvp, tape_call)
+import engine.core
+import engine.ops
+from engine.core import modes, Op, Tensor
+from engine.forward import Dual, jvp
+from engine.transforms import (gradient_of_dual, hvp, hvp_forward_over_reverse,
+                               jacobian_forward, jacobian_reverse)
 
 
 def test_a_tangent_of_the_wrong_shape_is_refused_with_both_shapes():
@@ -37,33 +39,34 @@ def test_an_op_without_forward_rule_is_named_not_silently_wrong():
     cos = Op("cos", np.cos, lambda g, out, x: -g * np.sin(x))
     with pytest.raises(NotImplementedError, match="cos has no forward rule for input 0"):
         jvp(lambda x: cos(x), (np.ones(3),), (np.ones(3),))
-    assert Op.__call__ is tape_call   # restored after the error
+    assert not modes.current.layers and modes.current.records   # restored after the error
 
 
 def test_every_op_of_the_engine_has_forward_rules():
-    ops = {op.name: op for module in (engine.tensor, engine.nn)
+    ops = {op.name: op for module in (engine.core, engine.ops, engine.nn)
            for op in vars(module).values() if isinstance(op, Op)}
-    assert ops and all(op.jvps is not None and len(op.jvps) == len(op.vjps)
-                       for op in ops.values()), [n for n, op in ops.items() if op.jvps is None]
+    ruled = {name: op.elementwise or (op.jvps is not None and len(op.jvps) == len(op.vjps))
+             for name, op in ops.items()}
+    assert ops and all(ruled.values()), [name for name, ok in ruled.items() if not ok]
 
 
-def test_the_tape_call_is_untouched_outside_jvp_and_nothing_is_recorded_inside():
+def test_jvp_is_a_mode_of_its_block_and_records_nothing_inside():
     W = Tensor(np.arange(6.0).reshape(2, 3))     # requires_grad, closed over: a constant
     seen = []
 
     def f(x):
         out = (W @ x).tanh()
-        seen.append((Op.__call__ is tape_call, type(out) is Dual, out.op, out.requires_grad))
+        seen.append((bool(modes.current.layers), type(out) is Dual, out.op, out.requires_grad))
         return out
 
     jvp(f, (np.ones(3),), (np.ones(3),))
-    assert Op.__call__ is tape_call and seen == [(False, True, None, False)]
-    assert W._grad is None
+    assert not modes.current.layers and seen == [(True, True, None, False)]
+    assert W.grad is None
 
 
 def test_the_dual_keeps_every_field_of_a_recorded_tensor():
     # as_dual copies the tape's fields by name: a new Tensor slot must be added there too
-    assert set(Tensor.__slots__) == {"data", "_grad", "requires_grad", "op", "inputs", "arrays",
+    assert set(Tensor.__slots__) == {"data", "grad", "requires_grad", "op", "inputs", "arrays",
                                      "params", "parents"}
 
 
@@ -149,21 +152,33 @@ def test_concurrent_jvps_in_threads_are_correct_and_restore_the_call():
         thread.start()
     for thread in threads:
         thread.join()
-    assert not errors and Op.__call__ is tape_call
+    assert not errors and not modes.current.layers
     for k in range(4):
         np.testing.assert_allclose(results[k], expected[k], rtol=1e-13)
 
 
-def test_jvp_gives_back_whatever_op_call_was_before():
-    before = Op.__call__
+def test_jvp_in_one_thread_leaves_other_threads_on_the_tape():
+    """The mode is per thread: ops another thread runs meanwhile record as usual, and a
+    census in this thread counts the ops inside its jvp."""
+    from engine.memory import ArrayCensus
+    inside, done, seen = threading.Event(), threading.Event(), {}
 
-    def wrapped(op, *inputs, **params):
-        return before(op, *inputs, **params)
+    def f(x):
+        inside.set()
+        done.wait(10)
+        return (x * 2.0).exp()
 
-    Op.__call__ = wrapped
-    try:
-        _, tangent = jvp(lambda x: x * 2.0, (np.ones(2),), (np.ones(2),))
-        assert Op.__call__ is wrapped
-        np.testing.assert_array_equal(tangent, [2.0, 2.0])
-    finally:
-        Op.__call__ = before
+    def forward_in_background():
+        seen["tangent"] = jvp(f, (np.ones(2),), (np.ones(2),))[1]
+
+    worker = threading.Thread(target=forward_in_background)
+    worker.start()
+    inside.wait(10)
+    recorded = Tensor([1.0, 2.0]) * 3.0          # this thread, while the other is in jvp
+    done.set()
+    worker.join()
+    assert recorded.op is not None and type(recorded) is Tensor
+    np.testing.assert_allclose(seen["tangent"], 2 * np.exp(2.0) * np.ones(2))
+    with ArrayCensus() as census:
+        jvp(lambda x: (x * 2.0).exp().sum(), (np.ones(3),), (np.ones(3),))
+    assert census.ops == 3

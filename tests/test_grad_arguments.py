@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.tensor import Tensor
+from engine.core import Tensor
 from engine.transforms import grad
 
 

@@ -16,26 +16,21 @@ def test_no_check_fires_without_a_bug():
 
 
 def test_planting_is_undone():
-    import engine.nn as nn
-    import engine.tensor as ops
-    before = (ops.unbroadcast, ops.backpropagate, ops.topological_order, ops.matmul.vjps,
-              nn.matmul_vjp_a)
+    import engine
+    import engine.core as core
+    import engine.ops as ops
+    before = (core.unbroadcast, core.accumulate, core.topological_order, ops.matmul.vjps,
+              engine.topological_order)
     bug_museum()
-    assert before == (ops.unbroadcast, ops.backpropagate, ops.topological_order, ops.matmul.vjps,
-                      nn.matmul_vjp_a)
+    assert before == (core.unbroadcast, core.accumulate, core.topological_order,
+                      ops.matmul.vjps, engine.topological_order)
 
 
-def test_a_planted_rule_reaches_the_ops_that_call_it_by_name():
-    """linear calls matmul's rules by name: the missing transpose must reach it too."""
-    import numpy as np
-
-    import engine.nn as nn
-    from engine.museum import planted
-    from engine.tensor import Tensor
-    x, W, b = Tensor(np.ones((3, 3))), Tensor(np.arange(9.0).reshape(3, 3)), Tensor(np.zeros(3))
-    nn.linear(x, W, b).sum().backward()
-    right = x.grad.copy()
-    with planted("missing transpose"):
-        x.grad = None
-        nn.linear(x, W, b).sum().backward()
-        assert not np.allclose(x.grad, right)
+def test_a_planted_function_reaches_every_name_the_engine_holds_it_by():
+    """topological_order is a name of engine.core and of the package engine: both see the bug."""
+    import engine
+    import engine.core as core
+    from engine.museum import planted, preorder
+    with planted("order that does not wait"):
+        assert core.topological_order is preorder and engine.topological_order is preorder
+    assert engine.topological_order is core.topological_order is not preorder

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.nn import MLP
-from engine.tensor import Tensor, graph_footprint, no_grad, recording
+from engine.core import graph_footprint, modes, no_grad, Tensor
 
 
 def test_no_grad_results_are_constants():
@@ -17,20 +17,20 @@ def test_no_grad_results_are_constants():
 
 
 def test_no_grad_nests_and_restores():
-    assert recording.on
+    assert modes.current.records
     with no_grad():
         with no_grad():
             pass
-        assert not recording.on
+        assert not modes.current.records
         assert (Tensor(1.0) * 2.0).op is None
-    assert recording.on and (Tensor(1.0) * 2.0).op is not None
+    assert modes.current.records and (Tensor(1.0) * 2.0).op is not None
 
 
 def test_no_grad_is_exception_safe():
     with pytest.raises(ZeroDivisionError):
         with no_grad():
             1 / 0
-    assert recording.on
+    assert modes.current.records
 
 
 def test_graph_footprint_and_detach():

@@ -17,9 +17,11 @@ naming something no earlier cell defines is an error, and so is defining a name 
 saying so.
 """
 import ast
+import builtins
 import difflib
 import json
 import re
+import symtable
 import sys
 from pathlib import Path
 
@@ -127,6 +129,31 @@ def modules_from(cells):
         sources.setdefault(module, []).append(notebook)
         if body:
             place(chunks.setdefault(module, []), f"{notebook}, cell {index}", body, replaces)
+    bodies = {module: "\n\n".join(body for _, body in chunks.get(module, []))
+              for module in sources}
+    owners = {name: module for module, body in bodies.items()
+              for name in defined_names(body)}
+    spelled = {}                              # a name imported anywhere -> its import
+    for nodes in imports.values():
+        for node in nodes:
+            for alias in node.names:
+                spelled.setdefault(alias.asname or alias.name.split(".")[0], node)
+    for module, body in bodies.items():      # names a module uses that another provides
+        imported = {alias.asname or alias.name.split(".")[0]
+                    for node in imports[module] for alias in node.names}
+        borrowed = {}
+        for name in sorted(free_names(body) - imported):
+            owner = owners.get(name)
+            if owner is not None and owner != module:
+                borrowed.setdefault(owner, []).append(name)
+            elif owner is None and name in spelled:       # np, as another cell imports it
+                imports[module].append(spelled[name])
+        imports[module] += [ast.ImportFrom(module=f"engine.{owner[:-3]}",
+                                           names=[ast.alias(name=n) for n in names], level=0)
+                            for owner, names in borrowed.items()]
+    cycle = import_cycle(imports)
+    if cycle:
+        raise SystemExit(f"the engine's modules would import each other: {' -> '.join(cycle)}")
     texts = {}
     for module, notebooks in sources.items():
         header = HEADER.format(sources=", ".join(dict.fromkeys(notebooks)))
@@ -135,6 +162,38 @@ def modules_from(cells):
             if body.strip()]
         texts[module] = header + "\n" + "\n\n\n".join(p for p in parts if p) + "\n"
     return texts
+
+
+def free_names(code):
+    """The global names that `code` (a module's body) reads without defining them."""
+    table = symtable.symtable(code, "<module>", "exec")
+    found, scopes = set(), [table]
+    while scopes:
+        scope = scopes.pop()
+        scopes += scope.get_children()
+        for symbol in scope.get_symbols():
+            is_free = symbol.is_global() if scope is not table else not symbol.is_assigned()
+            if symbol.is_referenced() and is_free and not symbol.is_imported():
+                found.add(symbol.get_name())
+    return found - set(dir(builtins))
+
+
+def import_cycle(imports):
+    """A chain of engine modules that import each other in a circle, or None."""
+    needs = {module: {f"{node.module.split('.')[-1]}.py" for node in nodes
+                      if isinstance(node, ast.ImportFrom) and node.module
+                      and node.module.startswith("engine.")}
+             for module, nodes in imports.items()}
+    for start in needs:
+        path, stack = [], [(start, [start])]
+        while stack:
+            module, path = stack.pop()
+            for other in needs.get(module, ()):
+                if other == start:
+                    return path + [other]
+                if other not in path:
+                    stack.append((other, path + [other]))
+    return None
 
 
 def place(chunks, origin, body, replaces):
