@@ -216,7 +216,8 @@ def backpropagate_cases(rng):
             yielded = {id(node): g for node, g in found.backpropagate(root, seed)}
             number = {id(n): k for k, n in enumerate(graph.nodes)}
             root.backward()
-            return {"grads": np.array([float(leaf.grad) for leaf in leaves]) * seed,
+            return {"grads": np.array([0.0 if leaf.grad is None else float(leaf.grad)
+                                       for leaf in leaves]) * seed,
                     "yielded": [number.get(key, -1) for key in yielded],
                     "yielded_leaf_grads": np.array([float(np.asarray(yielded.get(id(leaf), 0.0)))
                                                     for leaf in leaves])}
@@ -579,3 +580,461 @@ def adam_cases(rng):
                            lambda torch, params, s=s: torch.optim.Adam(params, **s),
                            f"Adam({', '.join(f'{k}={v}' for k, v in s.items())})")
             for s in settings]
+
+
+# --- Chapter 5 -------------------------------------------------------------------------------
+
+def sparse_gradients(rng, shapes, steps):
+    """Gradients for some steps of an optimiser: now and then a parameter gets none (None),
+    as when it took no part in a step's loss."""
+    return [[None if (t % 3 == 1 and i == 1) else
+             rng.normal(size=s) * float(rng.choice([1e-3, 1.0, 50.0]))
+             for i, s in enumerate(shapes)] for t in range(steps)]
+
+
+def pinned_optimiser_case(rng, make, witness, label, steps=6, shapes=((3, 2), (4,)),
+                          skips=False):
+    """A case that runs the student's optimiser `make(found, params)` for some steps on given
+    gradients and compares every parameter after every step with the PyTorch optimiser
+    `witness(torch, params)`; with skips, some parameters get no gradient on some steps."""
+    start = [rng.normal(size=s) for s in shapes]
+    grads = (sparse_gradients(rng, shapes, steps) if skips else
+             [[rng.normal(size=s) * float(rng.choice([1e-3, 1.0, 50.0])) for s in shapes]
+              for _ in range(steps)])
+
+    def run(found):
+        from engine import Tensor
+        params = [Tensor(p.copy()) for p in start]
+        optimiser = make(found, params)
+        trajectory = []
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = None if g is None else g.copy()
+            optimiser.step()
+            trajectory.append([p.data.copy() for p in params])
+        return trajectory
+
+    def judge(got):
+        import torch
+        params = [torch.tensor(p, requires_grad=True) for p in start]
+        optimiser = witness(torch, params)
+        for t, step in enumerate(grads):
+            for p, g in zip(params, step):
+                p.grad = None if g is None else torch.tensor(g)
+            optimiser.step()
+            if t >= len(got):
+                return f"{label}: only {len(got)} steps were recorded"
+            for i, p in enumerate(params):
+                problem = difference(f"{label}, parameter {i} after step {t + 1}", got[t][i],
+                                     p.detach().numpy(), rtol=1e-10, atol=1e-12)
+                if problem:
+                    return problem
+        return None
+    return Case(label, run, judge)
+
+
+@cases_of("Momentum")
+def momentum_cases(rng):
+    settings = [dict(lr=0.1, momentum=0.9), dict(lr=0.01, momentum=0.5),
+                dict(lr=0.3, momentum=0.0), dict(lr=0.05, momentum=0.99)]
+    made = [pinned_optimiser_case(
+        rng, lambda found, params, s=s: found.Momentum(params, **s),
+        lambda torch, params, s=s: torch.optim.SGD(params, **s),
+        f"Momentum({', '.join(f'{k}={v}' for k, v in s.items())})") for s in settings]
+    made.append(pinned_optimiser_case(
+        rng, lambda found, params: found.Momentum(params, lr=0.1, momentum=0.9),
+        lambda torch, params: torch.optim.SGD(params, lr=0.1, momentum=0.9),
+        "Momentum(lr=0.1, momentum=0.9), a parameter without gradient now and then",
+        steps=8, skips=True))
+    return made
+
+
+# --- Chapter 7 (continued) -------------------------------------------------------------------
+
+@cases_of("AdamW")
+def adamw_cases(rng):
+    settings = [dict(lr=1e-3, weight_decay=1e-2), dict(lr=0.1, weight_decay=0.5),
+                dict(lr=0.05, betas=(0.8, 0.99), weight_decay=0.1),
+                dict(lr=0.01, weight_decay=0.0)]
+    made = [pinned_optimiser_case(
+        rng, lambda found, params, s=s: found.AdamW(params, **s),
+        lambda torch, params, s=s: torch.optim.AdamW(params, **s),
+        f"AdamW({', '.join(f'{k}={v}' for k, v in s.items())})") for s in settings]
+    made.append(pinned_optimiser_case(
+        rng, lambda found, params: found.AdamW(params, lr=0.1, weight_decay=0.1),
+        lambda torch, params: torch.optim.AdamW(params, lr=0.1, weight_decay=0.1),
+        "AdamW(lr=0.1, weight_decay=0.1), a parameter without gradient now and then",
+        steps=8, skips=True))
+    return made
+
+
+# --- Chapter 8 -------------------------------------------------------------------------------
+
+@cases_of("ModeBlock.__enter__")
+def mode_cases(rng):
+    def constants(found):
+        from engine import Tensor
+        w = Tensor([1.0, 2.0])
+        with found.no_grad():
+            y = (w * 3.0).exp()
+        z = y * w
+        return {"op": y.op is None, "parents": y.parents == (), "requires_grad": y.requires_grad,
+                "after": z.op is not None and z.requires_grad}
+
+    def nesting(found):
+        from engine import Tensor
+        from engine.core import modes
+        outside = modes.current
+        with found.no_grad():
+            with found.no_grad():
+                inner = (Tensor(1.0) * 2.0).op is None
+            between = (Tensor(1.0) * 2.0).op is None
+        return {"inner": inner, "between": between, "after": (Tensor(1.0) * 2.0).op is not None,
+                "restored": modes.current is outside}
+
+    def error(found):
+        from engine import Tensor
+        from engine.core import modes
+        outside = modes.current
+        try:
+            with found.no_grad():
+                raise KeyError("inside the block")
+        except KeyError:
+            pass
+        return {"restored": modes.current is outside,
+                "records": (Tensor(1.0) * 2.0).op is not None}
+
+    def threads(found):
+        import threading
+        from engine import Tensor
+        inside, done, seen = threading.Event(), threading.Event(), {}
+
+        def evaluate():
+            with found.no_grad():
+                inside.set()
+                done.wait(10)
+                seen["worker"] = (Tensor(1.0) * 2.0).op is None
+
+        worker = threading.Thread(target=evaluate)
+        worker.start()
+        inside.wait(10)
+        seen["main"] = (Tensor(1.0) * 2.0).op is not None
+        done.set()
+        worker.join()
+        return seen
+
+    def expect(what, wanted):
+        def judge(got):
+            wrong = [key for key, value in wanted.items() if got.get(key) != value]
+            return f"{what}: wrong for {', '.join(wrong)} (got {got})" if wrong else None
+        return judge
+
+    return [Case("a result computed inside no_grad is a constant", constants,
+                 expect("inside no_grad", {"op": True, "parents": True, "requires_grad": False,
+                                           "after": True})),
+            Case("blocks nest: the inner one restores what it found", nesting,
+                 expect("nested no_grad", {"inner": True, "between": True, "after": True,
+                                           "restored": True})),
+            Case("an exception inside the block restores the mode", error,
+                 expect("after an exception", {"restored": True, "records": True})),
+            Case("another thread keeps recording", threads,
+                 expect("two threads", {"worker": True, "main": True}))]
+
+
+# --- Chapter 9 -------------------------------------------------------------------------------
+
+def directional(f, arrays, us, h=1e-6):
+    """J u by central differences: (f(x + h u) - f(x - h u)) / 2h, f on NumPy arrays."""
+    plus = f(*[a + h * u for a, u in zip(arrays, us)])
+    minus = f(*[a - h * u for a, u in zip(arrays, us)])
+    return (plus - minus) / (2 * h)
+
+
+def jvp_case(rng, label, engine_f, numpy_f, shapes, k=None, low=-2.0, high=2.0):
+    """A case: engine.jvp of engine_f (k directions at once if k is given) against central
+    differences of numpy_f along the same directions."""
+    arrays = [rng.uniform(low, high, s) for s in shapes]
+    directions = [rng.normal(size=((k,) if k else ()) + s) for s in shapes]
+
+    def run(found):
+        from engine import jvp
+        return jvp(engine_f, arrays, directions, batched=k is not None)
+
+    def judge(got):
+        value, tangent = got
+        if k is None:
+            expected = directional(numpy_f, arrays, directions)
+        else:
+            expected = np.stack([directional(numpy_f, arrays, [d[j] for d in directions])
+                                 for j in range(k)])
+        return all_of(difference(f"{label}, value", value, numpy_f(*arrays)),
+                      difference(f"{label}, tangent", tangent, expected, rtol=1e-5,
+                                 atol=1e-7))
+    return Case(label, run, judge)
+
+
+@cases_of("forward_rule")
+def forward_rule_cases(rng):
+    def no_rule(found):
+        from engine import Op, jvp
+        cos = Op("cos", np.cos, lambda g, out, x: -g * np.sin(x))
+        try:
+            jvp(lambda x: cos(x), (np.ones(3),), (np.ones(3),))
+        except NotImplementedError as error:
+            return "cos" in str(error)
+        return "no error"
+
+    return [jvp_case(rng, "tanh(x) * x", lambda x: x.tanh() * x, lambda x: np.tanh(x) * x,
+                     [(5,)]),
+            jvp_case(rng, "x * y, broadcast", lambda x, y: x * y, lambda x, y: x * y,
+                     [(4, 3), (3,)]),
+            jvp_case(rng, "x / y - exp(x)", lambda x, y: x / y - x.exp(),
+                     lambda x, y: x / y - np.exp(x), [(2, 3), (2, 3)], low=0.5),
+            jvp_case(rng, "sigmoid(x) ** 3, 4 directions", lambda x: x.sigmoid() ** 3,
+                     lambda x: (1 / (1 + np.exp(-x))) ** 3, [(3, 2)], k=4),
+            jvp_case(rng, "log(x) + relu(y), 3 directions", lambda x, y: x.log() + y.relu(),
+                     lambda x, y: np.log(x) + np.maximum(y, 0), [(4,), ()], k=3, low=0.5),
+            Case("an op that declares no forward rule is refused by name", no_rule,
+                 lambda got: None if got is True else
+                 f"jvp through an op with no rule and not elementwise: expected a "
+                 f"NotImplementedError naming the op, got {got!r}")]
+
+
+def per_direction(function, t, other, first):
+    """function applied direction by direction: the oracle of the batched matmul rules."""
+    return np.stack([function(tj, other) if first else function(other, tj) for tj in t])
+
+
+@cases_of("tangents_times")
+def matmul_rule_cases(rng):
+    made = []
+    shapes = [((3, 4), (4, 2)), ((4,), (4, 3)), ((3, 4), (4,)), ((4,), (4,)),
+              ((2, 3, 4), (2, 4, 5)), ((4,), (2, 4, 3)), ((3, 4), (2, 4, 5)),
+              ((2, 3, 4), (4, 5))]
+    for a_shape, b_shape in shapes:
+        for k in (1, 3):
+            a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+            ta, tb = rng.normal(size=(k,) + a_shape), rng.normal(size=(k,) + b_shape)
+
+            def run(found, a=a, b=b, ta=ta, tb=tb):
+                return [found.tangents_times(ta, b), found.times_tangents(a, tb)]
+
+            def judge(got, a=a, b=b, ta=ta, tb=tb, label=f"{a_shape} @ {b_shape}, k={k}"):
+                return all_of(
+                    difference(f"{label}, tangents_times (dA B)", got[0],
+                               per_direction(np.matmul, ta, b, True)),
+                    difference(f"{label}, times_tangents (A dB)", got[1],
+                               per_direction(np.matmul, tb, a, False)))
+            made.append(Case(f"A {a_shape} @ B {b_shape}, {k} direction{'s' * (k > 1)}",
+                             run, judge))
+    return made
+
+
+@cases_of("max_jvp")
+def max_jvp_cases(rng):
+    made = []
+    for axis in [None, 0, 1, -1, (0, 2)]:
+        for keepdims in (False, True):
+            x = well_spread(rng, (2, 3, 4))
+            u = rng.normal(size=(2, 3, 4))
+
+            def run(found, x=x, u=u, axis=axis, keepdims=keepdims):
+                from engine import jvp
+                return jvp(lambda t: t.max(axis=axis, keepdims=keepdims), (x,), (u,))[1]
+
+            def judge(got, x=x, u=u, axis=axis, keepdims=keepdims):
+                expected = directional(lambda v: np.max(v, axis=axis, keepdims=keepdims),
+                                       [x], [u])
+                return difference(f"max over axis={axis}, keepdims={keepdims}", got, expected,
+                                  rtol=1e-5, atol=1e-7)
+            made.append(Case(f"max over axis={axis}, keepdims={keepdims}", run, judge))
+    tied = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 3.0], [4.0, 4.0, 4.0]])
+    u = rng.normal(size=(3, 3))
+
+    def tie_run(found):
+        from engine import jvp
+        return jvp(lambda t: t.max(axis=1), (tied,), (u,))[1]
+
+    expected = np.array([(u[0, 1] + u[0, 2]) / 2, u[1, 0], u[2].mean()])
+    made.append(Case("ties share the tangent equally", tie_run,
+                     lambda got: difference("max over rows with ties", got, expected)))
+    return made
+
+
+# --- Chapter 10 ------------------------------------------------------------------------------
+
+@cases_of("grad")
+def grad_cases(rng):
+    x0 = rng.uniform(-2, 2, 5)
+
+    def derivatives(found):
+        from engine import Tensor
+        x = Tensor(x0)
+        (first,) = found.grad(x.tanh().sum(), [x], create_graph=True)
+        (second,) = found.grad(first.sum(), [x], create_graph=True)
+        (third,) = found.grad(second.sum(), [x])
+        return [first.data, second.data, third]
+
+    def judge(got):
+        t = np.tanh(x0)
+        exact = [1 - t ** 2, -2 * t * (1 - t ** 2), -2 * (1 - t ** 2) * (1 - 3 * t ** 2)]
+        return all_of(*[difference(f"derivative {k + 1} of tanh", g, e, rtol=1e-12,
+                                   atol=1e-14) for k, (g, e) in enumerate(zip(got, exact))])
+
+    def leaves_alone(found):
+        from engine import Tensor
+        x, unused = Tensor(x0), Tensor(np.ones(2))
+        gx, gu = found.grad((x * x).sum(), [x, unused])
+        return {"x.grad untouched": x.grad is None, "gx": gx, "unused": gu,
+                "arrays": isinstance(gx, np.ndarray) and isinstance(gu, np.ndarray)}
+
+    def judge_alone(got):
+        if not got["x.grad untouched"]:
+            return "grad() wrote into x.grad: it must leave every .grad as it was"
+        if not got["arrays"]:
+            return "without create_graph, grad() must return arrays"
+        return all_of(difference("d sum(x²)/dx", got["gx"], 2 * x0),
+                      difference("an input the output does not depend on", got["unused"],
+                                 np.zeros(2)))
+
+    def mixed(found):
+        from engine import Tensor
+        x, y = Tensor(x0[:3]), Tensor(x0[3:4])
+        (gx,) = found.grad((x * y).sum() * y, [x], create_graph=True)
+        (gy,) = found.grad(gx.sum(), [y])
+        return gy
+
+    return [Case("three derivatives of tanh, each from the last", derivatives, judge),
+            Case("grad leaves .grad alone and gives zeros for an unused input",
+                 leaves_alone, judge_alone),
+            Case("a mixed second derivative", mixed,
+                 lambda got: difference("d/dy of sum(d(sum(x y) y)/dx)", got,
+                                        [2 * 3 * x0[3]]))]
+
+
+@cases_of("gauss_newton_product")
+def gauss_newton_cases(rng):
+    made = []
+    for n, m in [(3, 4), (5, 2), (4, 4)]:
+        x0, v0 = rng.normal(size=n), rng.normal(size=n)
+        W = rng.normal(size=(m, n))
+        target = rng.normal(size=m)
+
+        def model(x, W=W):
+            return (x @ W.T).tanh()
+
+        def loss(y, target=target):
+            return ((y - target) ** 2).sum() + (y ** 4).sum() * 0.1
+
+        def run(found, model=model, loss=loss, x0=x0, v0=v0):
+            return found.gauss_newton_product(model, loss, x0, v0)
+
+        def judge(got, x0=x0, v0=v0, W=W, target=target, n=n, m=m):
+            import torch
+            Wt, tt = torch.tensor(W), torch.tensor(target)
+            J = torch.func.jacobian(lambda x: torch.tanh(x @ Wt.T))(torch.tensor(x0))
+            y = torch.tanh(torch.tensor(x0) @ Wt.T)
+            H = torch.func.hessian(lambda y: ((y - tt) ** 2).sum() + 0.1 * (y ** 4).sum())(y)
+            expected = (J.T @ H @ J @ torch.tensor(v0)).numpy()
+            return difference(f"Gauss-Newton product, {n} inputs, {m} outputs", got, expected,
+                              rtol=1e-10, atol=1e-12)
+        made.append(Case(f"tanh(W x) with {n} inputs and {m} outputs", run, judge))
+    return made
+
+
+# --- Chapter 11 ------------------------------------------------------------------------------
+
+@cases_of("avg_pool2d")
+def avg_pool_cases(rng):
+    made = []
+    for shape, size in [((2, 3, 4, 6), 2), ((1, 2, 6, 6), 3), ((3, 4, 4), 2), ((1, 1, 5, 5), 5),
+                        ((2, 1, 4, 4), 1)]:
+        x = rng.normal(size=shape)
+        out_shape = shape[:-2] + (shape[-2] // size, shape[-1] // size)
+        g = rng.normal(size=out_shape)
+        u = rng.normal(size=shape)
+
+        def run(found, x=x, g=g, u=u, size=size):
+            from engine import Tensor, jvp
+            t = Tensor(x)
+            out = found.avg_pool2d(t, size)
+            (out * g).sum().backward()
+            tangent = jvp(lambda v: found.avg_pool2d(v, size), (x,), (u,))[1]
+            return [out.data, t.grad, tangent]
+
+        def judge(got, x=x, g=g, u=u, size=size, shape=shape):
+            import torch
+            what = f"avg_pool2d of shape {shape}, size {size}"
+            witness = torch.tensor(x, requires_grad=True)
+            expected = torch.nn.functional.avg_pool2d(witness, size)
+            (expected * torch.tensor(g)).sum().backward()
+            _, tangent = torch.func.jvp(lambda v: torch.nn.functional.avg_pool2d(v, size),
+                                        (torch.tensor(x),), (torch.tensor(u),))
+            return all_of(difference(f"{what}, value", got[0], expected.detach().numpy()),
+                          difference(f"{what}, gradient", got[1], witness.grad.numpy()),
+                          difference(f"{what}, forward mode", got[2], tangent.numpy()))
+        made.append(Case(f"shape {shape}, size {size}", run, judge))
+
+    def second_order(found):
+        from engine import Tensor, grad
+        x = Tensor(rng_x)
+        (first,) = grad((found.avg_pool2d(x, 2) ** 2).sum(), [x], create_graph=True)
+        return grad((first * first).sum(), [x])[0]
+
+    rng_x = rng.normal(size=(1, 1, 4, 4))
+
+    def judge_second(got):
+        import torch
+        x = torch.tensor(rng_x, requires_grad=True)
+        first, = torch.autograd.grad((torch.nn.functional.avg_pool2d(x, 2) ** 2).sum(), [x],
+                                     create_graph=True)
+        expected, = torch.autograd.grad((first * first).sum(), [x])
+        return difference("second derivatives through avg_pool2d", got, expected.numpy())
+    made.append(Case("its rule runs on Tensors: second derivatives", second_order, judge_second))
+    return made
+
+
+# --- Chapter 12 ------------------------------------------------------------------------------
+
+@cases_of("two_level")
+def two_level_cases(rng):
+    made = []
+    for depth, k in [(16, 2), (64, 4), (27, 3)]:
+        width = 3
+        X = rng.normal(size=(5, width))
+        params = [rng.normal(size=s) * 0.5 for _ in range(depth)
+                  for s in [(width, width), (width,)]]
+
+        def run(found, X=X, params=params, k=k):
+            from engine import ArrayCensus, Tensor, grad
+            from engine.nn import linear
+
+            def blocks(h, *ps):
+                for W, b in zip(ps[::2], ps[1::2]):
+                    h = h + linear(h, W, b).tanh()
+                return h
+            tensors = [Tensor(p) for p in params]
+            with ArrayCensus() as census:
+                loss = (found.two_level(Tensor(X, requires_grad=False), tensors, k) ** 2).mean()
+                gradients = grad(loss, tensors)
+            plain = grad((blocks(Tensor(X, requires_grad=False), *tensors) ** 2).mean(),
+                         tensors)
+            return {"gradients": gradients, "plain": plain, "peak": census.peak}
+
+        def judge(got, depth=depth, k=k):
+            what = f"depth {depth}, k = {k}"
+            for i, (a, b) in enumerate(zip(got["gradients"], got["plain"])):
+                problem = difference(f"{what}, gradient of parameter {i}", a, b, rtol=1e-12,
+                                     atol=1e-14)
+                if problem:
+                    return problem
+            # outer boundaries + inner boundaries + one inner segment (3 arrays a block) +
+            # the loss's 3; the plain sweep keeps 3 arrays a block
+            bound = depth // (k * k) + k + 3 * k + 3 + 2
+            if got["peak"] > bound:
+                return (f"{what}: {got['peak']} arrays alive at the peak; two levels of "
+                        f"segments of {k} blocks need at most about {bound}")
+            return None
+        made.append(Case(f"depth {depth}, segments of {k} blocks in segments of {k * k}", run,
+                         judge))
+    return made

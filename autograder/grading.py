@@ -134,19 +134,25 @@ def exported_from(notebook, cells):
     return list(dict.fromkeys(module[:-3] for module, name, *_ in cells if name == notebook))
 
 
+def preamble(task):
+    """What the task's cell may use of its chapter: the course's own definitions and imports
+    from the cells before the task's (never the student's)."""
+    notebook = notebooks.read_notebook(ROOT / "book" / task.notebook)
+    index, _ = notebooks.find_cell(notebook, task.names)
+    return notebooks.preamble(notebook, index)
+
+
 def isolated(task, submission, cells, known, reference, workdir):
     """The spec of a child run of `task`: the student's definitions in the reference engine."""
     index, source, origin = submission.task_cell(task)
     position, module = home(task, cells)
     spec = {"task": task.id}
     if position is None:                            # a task cell outside the engine
-        notebook = submission.notebook(task.notebook)
         cell = notebooks.definitions_only(source)
         if cell is None:
             raise LookupError(f"{origin} is not valid Python")
         spec.update(cell=cell, cell_origin=origin, engine=str(reference),
-                    modules=exported_from(task.notebook, cells),
-                    preamble=notebooks.imports_before(notebook, index))
+                    modules=exported_from(task.notebook, cells), preamble=preamble(task))
         return spec
     kind, notebook, cell_index, code, replaces = cells[position]
     try:
@@ -173,10 +179,8 @@ def whole(task, submission, cells, engine_dir):
     position, module = home(task, cells)
     if position is None:
         index, source, origin = submission.task_cell(task)
-        notebook = submission.notebook(task.notebook)
         spec.update(cell=notebooks.definitions_only(source) or "", cell_origin=origin,
-                    modules=exported_from(task.notebook, cells),
-                    preamble=notebooks.imports_before(notebook, index))
+                    modules=exported_from(task.notebook, cells), preamble=preamble(task))
     else:
         spec["module"] = module
     return spec

@@ -102,18 +102,34 @@ def definitions_only(source):
     return "\n".join(lines) + "\n"
 
 
-def imports_before(notebook, index):
-    """The import statements of every code cell before cell `index`, as source: what a task
-    cell may use without importing it again."""
+def is_constant(node):
+    """Whether an assignment binds names to a literal (a number, a string, a tuple...)."""
+    if not all(isinstance(target, ast.Name) for target in node.targets):
+        return False
+    try:
+        ast.literal_eval(node.value)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return False
+    return True
+
+
+def preamble(notebook, index):
+    """What a task cell may use without defining it: the imports, functions, classes and
+    constants of the code cells before cell `index` that are not part of the engine (the
+    engine's own names come from the engine), as source. Nothing else of those cells runs."""
     statements = []
     for k, source in code_cells(notebook):
         if k >= index:
             break
         tree = parsed(source)
-        if tree is not None:
-            statements += [ast.get_source_segment(source, node) for node in tree.body
-                           if isinstance(node, (ast.Import, ast.ImportFrom))]
-    return "\n".join(statements) + "\n"
+        if tree is None or export_target(source):
+            continue
+        for node in tree.body:
+            kept = isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                                     ast.AsyncFunctionDef, ast.ClassDef))
+            if kept or isinstance(node, ast.Assign) and is_constant(node):
+                statements.append(segment(source, node))
+    return "\n\n\n".join(statements) + "\n"
 
 
 def stub(source, names, message):

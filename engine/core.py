@@ -106,7 +106,8 @@ class Op:
     """A primitive: a NumPy forward function, one VJP per input, and what later chapters
     need to know about it, all declared in one call:
 
-    `Op(name, forward, *vjps, elementwise=False, jvps=None, kink=None, shown_params=())`.
+    `Op(name, forward, *vjps, elementwise=False, jvps=None, kink=None,
+    shown_params=())`.
 
     Calling the op runs `forward` on the arrays inside its inputs; keyword arguments (an
     axis, a shape, targets) are parameters, passed to the forward and to every rule but
@@ -424,7 +425,7 @@ class Detaching:
         return Tensor(self.data, requires_grad=False)
 
 
-# From book/08_no_grad.ipynb, cell 12.
+# From book/08_no_grad.ipynb, cell 13.
 def graph_footprint(root):
     """(number of recorded op results, bytes of their arrays) in the graph that produced
     root."""

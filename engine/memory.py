@@ -84,7 +84,8 @@ def checkpoint(f, *inputs):
     sweep recomputes f's intermediate results when it reaches the node. Every Tensor
     that f uses and that needs a gradient must be one of the inputs."""
     mode = modes.current
-    if not mode.records or any(isinstance(layer, forward_mode) for layer in mode.layers):
+    forward = any(isinstance(layer, forward_mode) for layer in mode.layers)
+    if not mode.records or forward:
         return f(*inputs)                           # no tape to save memory on
     needs = {i: x.requires_grad for i, x in enumerate(inputs) if isinstance(x, Tensor)}
     segment = Segment(f, needs)

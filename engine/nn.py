@@ -68,7 +68,8 @@ def nll_vjp(g, out, log_probs, targets):
 def linear_forward(x, W, b):
     """x @ W + b for a matrix W (in, out): one row of x, or any batch of rows."""
     if np.ndim(W) != 2:
-        raise ValueError(f"linear: W must be a matrix (in, out), got shape {np.shape(W)}")
+        raise ValueError(
+            f"linear: W must be a matrix (in, out), got shape {np.shape(W)}")
     return matmul_forward(x, W) + b
 
 

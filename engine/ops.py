@@ -326,7 +326,9 @@ def reduced_axes(ndim, axis):
     array takes axis 0 or -1, as in NumPy and PyTorch, and has none to combine."""
     if axis is None:
         return tuple(range(ndim))
-    return tuple(sorted({int(a) % max(ndim, 1) for a in np.atleast_1d(axis)})) if ndim else ()
+    if ndim == 0:
+        return ()
+    return tuple(sorted({int(a) % ndim for a in np.atleast_1d(axis)}))
 
 
 def kept_shape(shape, axis):
@@ -347,7 +349,8 @@ broadcast_to = Op("broadcast_to", np.broadcast_to,
 
 def sum_vjp(g, out, x, axis, keepdims):
     """The local rule of a sum: every entry that was added receives g."""
-    return broadcast_to(g.reshape(kept_shape(x.shape, axis)), shape=x.shape)  # d(Σx)/dxᵢ = 1
+    kept = g.reshape(kept_shape(x.shape, axis))
+    return broadcast_to(kept, shape=x.shape)        # d(Σx)/dxᵢ = 1
 
 
 def max_vjp(g, out, x, axis, keepdims):
@@ -361,7 +364,7 @@ def max_vjp(g, out, x, axis, keepdims):
 
 
 def ties(node):
-    """Which entries of a max's input attain the maximum: the max bends where they tie."""
+    """Which entries of a max's input attain the maximum: where they tie, it bends."""
     x = node.arrays[0]
     return x == node.data.reshape(kept_shape(x.shape, node.params["axis"]))
 
@@ -434,7 +437,7 @@ def scatter_add_vjp(g, out, x, key, shape):
 
 # From book/09_forward_mode.ipynb, cell 10 (grown from the version in book/03_broadcasting.ipynb, cell 24).
 def index_jvp(t, out, x, key):
-    """Each direction's tangent indexed as x was (directions last, out of the key's way)."""
+    """Each direction's tangent indexed as x was (directions last, out of the way)."""
     return directions_last(t, lambda u: u[with_trailing(key)])
 
 

@@ -84,7 +84,7 @@ class Adam(Optimizer):
                                       for b in betas):
             raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas}")
         self.betas = tuple(betas)
-        self.steps = [0] * len(self.params)                 # per parameter, as in PyTorch
+        self.steps = [0] * len(self.params)       # one count per parameter, as PyTorch
         self.m = [np.zeros(p.shape) for p in self.params]   # first moments
         self.v = [np.zeros(p.shape) for p in self.params]   # second moments
 

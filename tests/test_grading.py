@@ -263,7 +263,7 @@ def test_each_tasks_checks_need_only_tasks_of_its_chapter_and_earlier(tmp_path):
             index, source = notebooks.find_cell(notebook, task.names)
             spec.update(cell=notebooks.definitions_only(source), cell_origin=task.notebook,
                         modules=grading.exported_from(task.notebook, cells),
-                        preamble=notebooks.imports_before(notebook, index))
+                        preamble=grading.preamble(task))
         else:
             spec["module"] = module
         run = grading.run_child(spec, tmp_path / task.id, TIMEOUT)
