@@ -932,7 +932,7 @@ def gauss_newton_cases(rng):
         def judge(got, x0=x0, v0=v0, W=W, target=target, n=n, m=m):
             import torch
             Wt, tt = torch.tensor(W), torch.tensor(target)
-            J = torch.func.jacobian(lambda x: torch.tanh(x @ Wt.T))(torch.tensor(x0))
+            J = torch.func.jacrev(lambda x: torch.tanh(x @ Wt.T))(torch.tensor(x0))
             y = torch.tanh(torch.tensor(x0) @ Wt.T)
             H = torch.func.hessian(lambda y: ((y - tt) ** 2).sum() + 0.1 * (y ** 4).sum())(y)
             expected = (J.T @ H @ J @ torch.tensor(v0)).numpy()
@@ -944,7 +944,7 @@ def gauss_newton_cases(rng):
 
 # --- Chapter 11 ------------------------------------------------------------------------------
 
-@cases_of("avg_pool2d")
+@cases_of("avg_pool2d_forward")
 def avg_pool_cases(rng):
     made = []
     for shape, size in [((2, 3, 4, 6), 2), ((1, 2, 6, 6), 3), ((3, 4, 4), 2), ((1, 1, 5, 5), 5),
@@ -1038,3 +1038,83 @@ def two_level_cases(rng):
         made.append(Case(f"depth {depth}, segments of {k} blocks in segments of {k * k}", run,
                          judge))
     return made
+
+
+# --- Chapter 8 (continued) -------------------------------------------------------------------
+
+@cases_of("OpCounter")
+def op_counter_cases(rng):
+    X = rng.normal(size=(5, 2))
+    targets = rng.integers(0, 3, 5)
+
+    def mlp_loss(found):
+        from engine import MLP, cross_entropy
+        net = MLP([2, 4, 3], seed=0)
+        with found.OpCounter() as counter:
+            loss = cross_entropy(net(X), targets)
+        return {"counts": counter.counts, "recorded": loss.op is not None}
+
+    def inside_no_grad(found):
+        from engine import MLP, no_grad
+        from engine.core import modes
+        net, outside = MLP([2, 4, 3], seed=0), modes.current
+        with no_grad():
+            with found.OpCounter() as counter:
+                out = net(X)
+        return {"counts": counter.counts, "recorded": out.op is not None,
+                "restored": modes.current is outside}
+
+    def after_error(found):
+        from engine import Tensor
+        from engine.core import modes
+        outside = modes.current
+        try:
+            with found.OpCounter() as counter:
+                (Tensor(1.0) * 2.0).exp()
+                raise KeyError("inside the block")
+        except KeyError:
+            pass
+        after = (Tensor(1.0) * 2.0).op is not None
+        return {"counts": counter.counts, "restored": modes.current is outside,
+                "recorded": after}
+
+    def two_threads(found):
+        import threading
+        from engine import Tensor
+        inside, done = threading.Event(), threading.Event()
+
+        def other():
+            inside.wait(10)
+            for _ in range(7):
+                Tensor(1.0).tanh()
+            done.set()
+
+        worker = threading.Thread(target=other)
+        worker.start()
+        with found.OpCounter() as counter:
+            inside.set()
+            done.wait(10)
+            Tensor(2.0) * 3.0
+        worker.join()
+        return {"counts": counter.counts}
+
+    def expect(what, counts, **facts):
+        def judge(got):
+            if got.get("counts") != counts:
+                return f"{what}: counts {got.get('counts')}, expected {counts}"
+            wrong = [k for k, v in facts.items() if got.get(k) != v]
+            return f"{what}: {', '.join(wrong)} should be {[facts[k] for k in wrong]}" \
+                if wrong else None
+        return judge
+
+    return [Case("the ops of an MLP's loss", mlp_loss,
+                 expect("an MLP's loss", {"linear": 2, "relu": 1, "log_softmax": 1, "nll": 1},
+                        recorded=True)),
+            Case("inside no_grad: counted, and still not recorded", inside_no_grad,
+                 expect("inside no_grad", {"linear": 2, "relu": 1}, recorded=False,
+                        restored=True)),
+            Case("an error inside the block", after_error,
+                 expect("after an error", {"multiply": 1, "exp": 1}, restored=True,
+                        recorded=True)),
+            Case("another thread's ops are not counted", two_threads,
+                 expect("two threads", {"multiply": 1}))]

@@ -148,7 +148,7 @@ def isolated(task, submission, cells, known, reference, workdir):
     position, module = home(task, cells)
     spec = {"task": task.id}
     if position is None:                            # a task cell outside the engine
-        cell = notebooks.definitions_only(source)
+        cell = notebooks.definitions_only(source, task.names)
         if cell is None:
             raise LookupError(f"{origin} is not valid Python")
         spec.update(cell=cell, cell_origin=origin, engine=str(reference),
@@ -179,7 +179,7 @@ def whole(task, submission, cells, engine_dir):
     position, module = home(task, cells)
     if position is None:
         index, source, origin = submission.task_cell(task)
-        spec.update(cell=notebooks.definitions_only(source) or "", cell_origin=origin,
+        spec.update(cell=notebooks.definitions_only(source, task.names) or "", cell_origin=origin,
                     modules=exported_from(task.notebook, cells), preamble=preamble(task))
     else:
         spec["module"] = module

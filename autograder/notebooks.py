@@ -85,18 +85,24 @@ def segment(source, node):
     return "\n".join(source.splitlines()[first - 1:last])
 
 
-def definitions_only(source):
-    """The cell with every top-level statement that is not an import or a definition
-    blanked out, line numbers kept: what the grader runs of a reader's cell (their own
-    calls to a checker, prints and experiments are left out)."""
+def definitions_only(source, names=()):
+    """The cell with every top-level statement blanked out but its imports, functions,
+    classes, constants and the assignments to `names` (a task's), line numbers kept: what
+    the grader runs of a reader's cell (their own calls to a checker, prints and
+    experiments are left out)."""
     tree = parsed(source)
     if tree is None:
         return None
     lines = source.splitlines()
-    kept = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-            ast.Assign, ast.AnnAssign)
+    kept = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    wanted = {owner(name) for name in names}
+
+    def binds_task(node):
+        return isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in wanted for t in node.targets)
     for node in tree.body:
-        if not isinstance(node, kept):
+        if not (isinstance(node, kept) or binds_task(node)
+                or isinstance(node, ast.Assign) and is_constant(node)):
             for k in range(node.lineno - 1, node.end_lineno):
                 lines[k] = ""
     return "\n".join(lines) + "\n"
@@ -104,7 +110,9 @@ def definitions_only(source):
 
 def is_constant(node):
     """Whether an assignment binds names to a literal (a number, a string, a tuple...)."""
-    if not all(isinstance(target, ast.Name) for target in node.targets):
+    names = [t for target in node.targets
+             for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target])]
+    if not all(isinstance(target, ast.Name) for target in names):
         return False
     try:
         ast.literal_eval(node.value)
@@ -264,8 +272,9 @@ def student_notebook(notebook, tasks):
                 number = first.split()[2].rstrip(".:") if len(first.split()) > 2 else ""
                 ids = [t.id for t in tasks if stub_message(t) in stubbed]
                 stubbed = f"# Exercise {number}: your code (task {', '.join(ids)})\n{rest}"
-                cell["metadata"]["tags"] = [t for t in cell["metadata"]["tags"]
-                                            if t != "hide-cell"]
+            if stubbed != source:                     # a task to write: in plain view
+                tags = cell.get("metadata", {}).get("tags", [])
+                cell.setdefault("metadata", {})["tags"] = [t for t in tags if t != "hide-cell"]
             cell["source"] = stubbed.splitlines(True)
             cell["outputs"], cell["execution_count"] = [], None
         elif cell.get("cell_type") == "markdown":

@@ -6,6 +6,7 @@ SPEC names the engine folder to import, the task, the seed, the file to write (o
 case, flushed at once, so that a timeout keeps what finished) and, for a task written in a
 notebook cell that is not part of the engine, that cell's code. Nothing here judges: the grader
 reads the lines and judges them in its own process."""
+import ast
 import json
 import sys
 import traceback
@@ -91,7 +92,11 @@ def resolve(task, spec):
             space = vars(importlib.import_module(module))
             public = space.get("__all__") or [k for k in space if not k.startswith("_")]
             namespace.update({k: space[k] for k in public if k in space})
-        exec(compile(spec["preamble"], "<imports of earlier cells>", "exec"), namespace)
+        for node in ast.parse(spec["preamble"]).body:   # the chapter's earlier definitions
+            try:
+                exec(compile(ast.Module([node], []), "<earlier cells>", "exec"), namespace)
+            except NameError:                 # it needs something the chapter computed
+                pass
         linecache.cache[spec["cell_origin"]] = (len(spec["cell"]), None,
                                                 spec["cell"].splitlines(True),
                                                 spec["cell_origin"])
@@ -105,7 +110,7 @@ def resolve(task, spec):
         top = name.split(".")[0]
         if top not in source:
             raise LookupError(f"{top} is not defined")
-        found[top] = source[top]
+    found.update((k, v) for k, v in source.items() if not k.startswith("__"))
     return SimpleNamespace(**found)
 
 

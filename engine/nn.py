@@ -5,7 +5,7 @@ import numpy as np
 
 from engine.core import Op, Tensor, value_of, zero_grad
 from engine.forward import aligned, tangents_times, times_tangents
-from engine.ops import exp, matmul_forward, relu, scatter_add
+from engine.ops import broadcast_to, exp, matmul_forward, relu, scatter_add
 
 
 # From book/04_verification.ipynb, cell 3.
@@ -241,3 +241,36 @@ def max_pool2d(x, size=2):
         raise ValueError(f"max_pool2d({size}) needs H and W divisible by {size}, "
                          f"got shape {x.shape}")
     return x.reshape(n, c, h // size, size, w // size, size).max(axis=(3, 5))
+
+
+# From book/11_conv2d.ipynb, cell 31.
+def avg_pool2d_forward(x, size):
+    """Means over non-overlapping size × size windows of the last two axes."""
+    *lead, h, w = x.shape
+    windows = x.reshape(tuple(lead) + (h // size, size, w // size, size))
+    return windows.mean(axis=(-3, -1))
+
+
+def avg_pool2d_vjp(g, out, x, size):
+    """The local rule of average pooling."""
+    *lead, oh, ow = g.shape
+    spread = broadcast_to(g.reshape(tuple(lead) + (oh, 1, ow, 1)),
+                          shape=tuple(lead) + (oh, size, ow, size))
+    return spread.reshape(x.shape) / (size * size)   # 1/size² of its window's g
+
+
+average_pool = Op("avg_pool2d", avg_pool2d_forward, avg_pool2d_vjp,
+                  jvps=(lambda t, out, x, size: avg_pool2d_forward(t, size),),  # linear
+                  shown_params=("size",))
+
+
+def avg_pool2d(x, size=2):
+    """Mean over non-overlapping size × size windows of x (N, C, H, W) or (C, H, W); H
+    and W divisible by size."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ValueError(f"avg_pool2d: size must be an int >= 1, got {size!r}")
+    shape = np.shape(value_of(x))
+    if len(shape) not in (3, 4) or shape[-2] % size or shape[-1] % size:
+        raise ValueError(f"avg_pool2d({size}) needs x of shape (N, C, H, W) or (C, H, "
+                         f"W) with H and W divisible by {size}, got shape {shape}")
+    return average_pool(x, size=size)

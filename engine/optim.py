@@ -72,6 +72,25 @@ class SGD(Optimizer):
                 p.data = p.data - self.lr * p.grad
 
 
+# From book/05_spiral.ipynb, cell 34.
+class Momentum(Optimizer):
+    """SGD with momentum, as torch.optim.SGD(params, lr, momentum=...): each parameter
+    steps along a velocity, a decaying sum of its gradients."""
+
+    def __init__(self, params, lr, momentum=0.9):
+        super().__init__(params, lr)
+        self.momentum = non_negative("Momentum", "momentum", momentum)
+        self.velocity = [np.zeros(p.shape) for p in self.params]
+
+    def step(self):
+        """Move every parameter that has a gradient along its velocity."""
+        for i, p in enumerate(self.params):
+            if p.grad is None:                # no gradient this step: no step at all
+                continue
+            self.velocity[i] = self.momentum * self.velocity[i] + p.grad   # v ← μv + g
+            p.data = p.data - self.lr * self.velocity[i]                   # θ ← θ - ηv
+
+
 # From book/07_adam.ipynb, cell 3.
 class Adam(Optimizer):
     """Adam (Kingma & Ba, 2015): per-parameter steps from running moments of the
@@ -101,3 +120,21 @@ class Adam(Optimizer):
             m_hat = self.m[i] / (1 - beta1 ** t)
             v_hat = self.v[i] / (1 - beta2 ** t)
             p.data = p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+# From book/07_adam.ipynb, cell 22.
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter, 2019), as
+    torch.optim.AdamW: every parameter shrinks towards 0 before Adam's step."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=1e-2):
+        super().__init__(params, lr, betas, eps)
+        self.weight_decay = non_negative("AdamW", "weight_decay", weight_decay)
+
+    def step(self):
+        """Decay every parameter that has a gradient, then take Adam's step."""
+        for p in self.params:
+            if p.grad is not None:
+                p.data = p.data * (1 - self.lr * self.weight_decay)   # θ ← θ - ηλθ
+        super().step()

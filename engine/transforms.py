@@ -95,3 +95,13 @@ def gradient_of_dual(f, t):
         t.requires_grad = True
         loss = f(t)
     return grad(loss, [t], create_graph=True)[0]
+
+
+# From book/10_double_backprop.ipynb, cell 39.
+def gauss_newton_product(f, loss, x, v):
+    """Jᵀ H J v at the array x: J the Jacobian of f at x, H the Hessian of the scalar
+    function loss at f(x); without forming J or H."""
+    y, Jv = jvp(f, (x,), (direction_array(x, v),))    # J v, forward mode
+    HJv = hvp(loss, y, Jv)                             # H (J v), reverse over reverse
+    t = Tensor(x)
+    return grad((f(t) * HJv).sum(), [t])[0]            # Jᵀ (H J v), one reverse sweep

@@ -261,7 +261,8 @@ def test_each_tasks_checks_need_only_tasks_of_its_chapter_and_earlier(tmp_path):
         if position is None:
             notebook = notebooks.read_notebook(ROOT / "book" / task.notebook)
             index, source = notebooks.find_cell(notebook, task.names)
-            spec.update(cell=notebooks.definitions_only(source), cell_origin=task.notebook,
+            spec.update(cell=notebooks.definitions_only(source, task.names),
+                        cell_origin=task.notebook,
                         modules=grading.exported_from(task.notebook, cells),
                         preamble=grading.preamble(task))
         else:
