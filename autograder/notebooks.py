@@ -234,6 +234,20 @@ def stub_cell(source, tasks):
     return source
 
 
+ANSWER_CODE = ("# Withheld in the student edition: this cell shows what a graded task asks "
+               "for.\n")
+ANSWER_TEXT = "*(withheld in the student edition: a graded task asks for it)*"
+
+
+def without_answers(text):
+    """Markdown with every span marked <!-- answer --> ... <!-- /answer --> withheld."""
+    while "<!-- answer -->" in text:
+        start = text.index("<!-- answer -->")
+        end = text.index("<!-- /answer -->", start) + len("<!-- /answer -->")
+        text = text[:start] + ANSWER_TEXT + text[end:]
+    return text
+
+
 def is_solution_cell(cell):
     """A hidden cell that holds an exercise's solution."""
     tags = cell.get("metadata", {}).get("tags", [])
@@ -265,7 +279,9 @@ def student_notebook(notebook, tasks):
         source = source_of(cell)
         if cell.get("cell_type") == "code":
             stubbed = stub_cell(source, tasks)
-            if is_solution_cell(cell) and stubbed == source:
+            if "answer" in cell.get("metadata", {}).get("tags", []):
+                stubbed = ANSWER_CODE
+            elif is_solution_cell(cell) and stubbed == source:
                 stubbed = WITHHELD_CODE
             elif is_solution_cell(cell):            # the reader writes the task here
                 first, _, rest = stubbed.partition("\n")
@@ -278,5 +294,5 @@ def student_notebook(notebook, tasks):
             cell["source"] = stubbed.splitlines(True)
             cell["outputs"], cell["execution_count"] = [], None
         elif cell.get("cell_type") == "markdown":
-            cell["source"] = without_solutions(source).splitlines(True)
+            cell["source"] = without_answers(without_solutions(source)).splitlines(True)
     return notebook

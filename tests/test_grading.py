@@ -291,3 +291,17 @@ def test_the_student_runs_the_checks_with_plain_pytest(untouched, tmp_path):
     after = pytest_in(folder)
     assert after.returncode == 0 and f"{task.points} / {task.points}" in after.stdout, \
         after.stdout[-2000:]
+
+
+def test_the_syllabus_lists_every_task_with_its_week_hours_and_points():
+    text = (ROOT / "book" / "syllabus.md").read_text(encoding="utf-8")
+    rows = {cells[0]: cells for cells in
+            ([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+             if line.startswith("| T"))}
+    assert set(rows) == {t.id for t in tasks.TASKS}
+    for task in tasks.TASKS:
+        _, week, chapter, what, hours, points = rows[task.id]
+        assert (int(week), float(hours), int(points)) == (task.week, task.hours, task.points)
+        assert task.notebook[:-6] in chapter and task.title in what
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make student" in readme and "make grade SUBMISSION=" in readme
