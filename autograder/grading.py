@@ -273,7 +273,8 @@ def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
     except LookupError as error:
         student_engine, refused = None, str(error)
 
-    def attempt(kind, task):
+    def prepared(kind, task):
+        """(task, workdir, spec) of one child run, or (task, None, {"error": ...})."""
         workdir = scratch / kind / task.id
         workdir.mkdir(parents=True)
         try:
@@ -284,15 +285,22 @@ def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
             else:
                 spec = whole(task, submission, cells, student_engine)
         except LookupError as error:
-            return task, {"error": str(error)}
+            return task, None, {"error": str(error)}
         spec.update(seed=seed, task_modules=task_modules)
-        return task, run_child(spec, workdir, timeout)
+        return task, workdir, spec
 
-    jobs = [("isolation", t) for t in chosen if isolation]
-    jobs += [("integration", t) for t in chosen if integration]
+    # the engines are assembled here, one after the other (ast.parse is not safe to call
+    # from several threads at once); only the child processes run side by side
+    jobs = [(kind, *prepared(kind, t)) for kind, t in
+            [("isolation", t) for t in chosen if isolation] +
+            [("integration", t) for t in chosen if integration]]
     runs = {"isolation": {}, "integration": {}}
+
+    def finished(job):
+        kind, task, workdir, spec = job
+        return spec if workdir is None else run_child(spec, workdir, timeout)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for (kind, _), (task, run) in zip(jobs, pool.map(lambda job: attempt(*job), jobs)):
+        for (kind, task, _, _), run in zip(jobs, pool.map(finished, jobs)):
             runs[kind][task.id] = run
     report = {"student": student, "seed": seed, "tasks": [], "integration": None}
     needs = {t.id: set() for t in tasks.TASKS}

@@ -135,16 +135,10 @@ class Op:
         self.arity = len(vjps)
 
     def __call__(self, *inputs, **params):
-        """Run the op as the current thread's mode says: on the tape, or not (no_grad),
-        or through layers such as forward mode."""
-        mode = modes.current
-        if mode.layers:
-            return mode.run(self, inputs, params)
-        return self.apply(inputs, params, mode.records)
-
-    def apply(self, inputs, params, record):
-        """The forward on the inputs' arrays; a Tensor if an input is one, recorded if
-        `record` and an input needs a gradient."""
+        """Run the forward on the inputs' arrays; if an input is a Tensor, the result is
+        a Tensor, recorded if the thread's mode records and an input needs a gradient,
+        and handed to the mode's layers (forward mode, a census)."""
+        mode = modes.current                # the one thread-local read of a call
         if len(inputs) != self.arity:
             raise self.arity_error(len(inputs))
         arrays, parents, any_tensor, converted = [], [], False, False
@@ -172,13 +166,16 @@ class Op:
             out = Tensor(data, False)
         except TypeError as error:         # an array of complex numbers, or of objects
             raise self.error(error) from None
-        if record and parents:
+        if mode.records and parents:
             if converted:
                 inputs = tuple(x if isinstance(x, Tensor) else a
                                for x, a in zip(inputs, arrays))
             out.requires_grad = True
             out.op, out.inputs, out.arrays, out.params = self, inputs, arrays, params
             out.parents = tuple(parents)
+        if mode.layers:
+            for layer in mode.layers:       # innermost first
+                out = layer.finish(self, inputs, params, out)
         return out
 
     def arity_error(self, given):
@@ -356,7 +353,7 @@ def unbroadcast(g, shape):
 # From book/08_no_grad.ipynb, cell 3.
 class Mode:
     """What an op call does in one thread: record its result on the tape or not, and
-    the layers (forward mode, a census) that run around the call, innermost first."""
+    the layers (forward mode, a census) that then see the result, innermost first."""
 
     def __init__(self, records=True, layers=()):
         self.records, self.layers = records, layers
@@ -366,17 +363,9 @@ class Mode:
         return Mode(on, self.layers)
 
     def around(self, layer):
-        """This mode with one more layer, outermost."""
+        """This mode with one more layer, outermost. A layer has a method
+        finish(op, inputs, params, out), which returns the result to use in out's place."""
         return Mode(self.records, self.layers + (layer,))
-
-    def run(self, op, inputs, params, depth=None):
-        """op's call through the layers, the outermost first; the innermost calls the
-        op itself."""
-        depth = len(self.layers) if depth is None else depth
-        if depth == 0:
-            return op.apply(inputs, params, self.records)
-        return self.layers[depth - 1].call(
-            op, inputs, params, lambda: self.run(op, inputs, params, depth - 1))
 
 
 class Modes(threading.local):

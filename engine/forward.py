@@ -19,11 +19,19 @@ def past_directions(axes):
     return tuple(1 + a for a in axes)
 
 
+def moved(x, source, destination):
+    """x with one axis moved, as np.moveaxis but as one transpose (np.moveaxis spends
+    microseconds checking its arguments)."""
+    axes = list(range(x.ndim))
+    axes.insert(destination % x.ndim, axes.pop(source))
+    return x.transpose(axes)
+
+
 def directions_last(t, function):
     """function(u), with u the tangents t with their directions moved to the last axis,
     and the result's last axis moved back to the front: for an index, which may move
     leading axes but leaves trailing ones alone."""
-    return np.moveaxis(function(np.moveaxis(t, 0, -1)), -1, 0)
+    return moved(function(moved(t, 0, -1)), -1, 0)
 
 
 def with_trailing(key):
@@ -34,29 +42,27 @@ def with_trailing(key):
 
 
 def tangents_times(t, b):
-    """t_j @ b for each direction j of t (t: the tangents of a in a @ b), with the
-    directions folded into the rows of one product where b is a matrix or a vector."""
-    if b.ndim <= 2:
-        rows = t.reshape((-1, t.shape[-1])) @ b                     # one product
-        return rows.reshape(t.shape[:-1] + b.shape[1:])
-    vector = t.ndim == 2                                            # a 1-D: one row
-    t = t[:, None, :] if vector else t
-    product = aligned(t, max(t.ndim - 1, b.ndim)) @ b               # batched b
-    return product[..., 0, :] if vector else product
+    """t_j @ b for each direction j of t (the tangents of a in a @ b). Where a is 1-D
+    its k tangents are the rows of one matrix, and the k products are one product."""
+    if t.ndim == 2:                                   # a 1-D: t is (k, n)
+        product = t @ b                               # (k, m), (k,) or (..., k, m)
+        return moved(product, -2, 0) if b.ndim > 2 else product
+    if b.ndim == 1:                                   # every row of every direction
+        return (t.reshape((-1, t.shape[-1])) @ b).reshape(t.shape[:-1])   # times b
+    return aligned(t, b.ndim) @ b                     # NumPy's stacked products
 
 
 def times_tangents(a, t):
-    """a @ t_j for each direction j of t (t: the tangents of b in a @ b), with the
-    directions folded into the columns of one product where a and b are matrices."""
-    if a.ndim == 1:
-        return t @ a if t.ndim == 2 else a @ t                      # aᵀ t_j
-    if t.ndim == 2:                                                 # b a vector
-        return np.moveaxis(a @ t.T, -1, 0)                          # one product
-    if a.ndim == 2 and t.ndim == 3:                                 # both matrices
-        columns = np.moveaxis(t, 0, -1).reshape((t.shape[1], -1))   # (n, m·k)
-        product = (a @ columns).reshape(a.shape[:1] + t.shape[2:] + t.shape[:1])
-        return np.moveaxis(product, -1, 0)                          # one product
-    return a @ aligned(t, max(a.ndim, t.ndim - 1))
+    """a @ t_j for each direction j of t (the tangents of b in a @ b). Where b is 1-D
+    its k tangents are the rows of one matrix, and the k products are one product."""
+    if t.ndim == 2:                                   # b 1-D: a t_j = t_j aᵀ
+        if a.ndim == 1:
+            return t @ a
+        product = t @ a.swapaxes(-1, -2)              # (..., k, p)
+        return product if a.ndim == 2 else moved(product, -2, 0)
+    rows = a[None, :] if a.ndim == 1 else a
+    product = rows @ aligned(t, rows.ndim)            # NumPy's stacked products
+    return product[..., 0, :] if a.ndim == 1 else product
 
 
 # From book/09_forward_mode.ipynb, cell 14.
@@ -75,10 +81,9 @@ class forward_mode(ModeBlock):
         """Recording off, this block as the outermost layer."""
         return mode.recording(False).around(self)
 
-    def call(self, op, inputs, params, proceed):
-        """The op's value from the layers inside this one (`proceed`), and, if an input
-        is a Dual, the tangent of the result."""
-        out = proceed()
+    def finish(self, op, inputs, params, out):
+        """out as it is, or, if an input is a Dual, out as a Dual with its tangent from
+        the op's forward rules."""
         if Dual not in map(type, inputs):
             return out
         value = out.data

@@ -107,11 +107,9 @@ class ArrayCensus(ModeBlock):
         """The same mode, with this census as its outermost layer."""
         return mode.around(self)
 
-    def call(self, op, inputs, params, proceed):
-        """Run the op (`proceed`) and count what it returned."""
-        out = proceed()
-        if isinstance(out, Tensor):
-            self.born(out.data)
+    def finish(self, op, inputs, params, out):
+        """Count what an op returned."""
+        self.born(out.data)
         return out
 
     def born(self, array):

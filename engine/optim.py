@@ -44,6 +44,13 @@ def non_negative(optimiser, name, value):
     return value
 
 
+def stored(value):
+    """A parameter's new array, made read-only as it is stored: nobody else holds it, so
+    no op needs to copy it to keep it from being edited in place (chapter 8)."""
+    value.setflags(write=False)
+    return value
+
+
 class Optimizer:
     """What every optimiser shares: its checked parameters and learning rate, and
     zero_grad. A subclass writes step(), and __init__ for any state of its own."""
@@ -69,7 +76,7 @@ class SGD(Optimizer):
         """Move every parameter that has a gradient one step against it."""
         for p in self.params:
             if p.grad is not None:            # no gradient this step: leave it alone
-                p.data = p.data - self.lr * p.grad
+                p.data = stored(p.data - self.lr * p.grad)
 
 
 # From book/05_spiral.ipynb, cell 34.
@@ -88,7 +95,7 @@ class Momentum(Optimizer):
             if p.grad is None:                # no gradient this step: no step at all
                 continue
             self.velocity[i] = self.momentum * self.velocity[i] + p.grad   # v ← μv + g
-            p.data = p.data - self.lr * self.velocity[i]                   # θ ← θ - ηv
+            p.data = stored(p.data - self.lr * self.velocity[i])           # θ ← θ - ηv
 
 
 # From book/07_adam.ipynb, cell 3.
@@ -119,7 +126,7 @@ class Adam(Optimizer):
             self.v[i] = beta2 * self.v[i] + (1 - beta2) * p.grad * p.grad
             m_hat = self.m[i] / (1 - beta1 ** t)
             v_hat = self.v[i] / (1 - beta2 ** t)
-            p.data = p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+            p.data = stored(p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps))
 
 
 # From book/07_adam.ipynb, cell 22.
@@ -136,5 +143,6 @@ class AdamW(Adam):
         """Decay every parameter that has a gradient, then take Adam's step."""
         for p in self.params:
             if p.grad is not None:
-                p.data = p.data * (1 - self.lr * self.weight_decay)   # θ ← θ - ηλθ
+                # θ ← θ - ηλθ
+                p.data = stored(p.data * (1 - self.lr * self.weight_decay))
         super().step()
