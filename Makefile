@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: setup book test test-numerics export lock student grade clean
+.PHONY: setup book test test-slow test-numerics export lock student grade clean
 
 setup: book
 
@@ -23,7 +23,11 @@ book: $(VENV)/installed
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 test: $(VENV)/installed
-	$(BIN)/pytest --nbval --nbval-current-env
+	$(BIN)/pytest --nbval --nbval-current-env -m "not slow"
+
+# The slow tests: the book built and opened in a browser, the student edition built and run.
+test-slow: $(VENV)/installed
+	$(BIN)/pytest -m slow
 
 # Every notebook again under configurations that change the floating-point bits (other SIMD
 # loops, BLAS kernels and thread counts): the stored outputs must not depend on them.

@@ -36,6 +36,8 @@ TASKS = numbered([
      "The local rule of log-softmax", 2, 1.0, 8),
     ("04_verification.ipynb", ("nll_vjp",),
      "The local rule of the negative log-likelihood", 2, 0.5, 5),
+    ("04_verification.ipynb", ("directional_check",),
+     "A gradient check along one random direction", 2, 1.0, 8),
     ("05_spiral.ipynb", ("Momentum",),
      "SGD with momentum, pinned to torch.optim.SGD", 2, 1.0, 8),
     ("06_tape_visualization.ipynb", ("graph_stats",),

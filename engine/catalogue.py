@@ -10,7 +10,7 @@ from engine.nn import conv2d, cross_entropy, linear, log_softmax, max_pool2d, nl
 import engine.ops as ops
 
 
-# From book/04_verification.ipynb, cell 29.
+# From book/04_verification.ipynb, cell 32.
 OpCase = namedtuple("OpCase", "name engine torch shapes low high family")
 # the shapes an op accepts beyond its listed ones, for property-based tests: "broadcast"
 # (shapes that broadcast together), "matmul" (shapes np.matmul accepts) or "array" (one
@@ -105,7 +105,7 @@ def case_inputs(case, shapes, seed=0):
     return [np.where(np.abs(a) < 0.1, 0.1 + a, a) for a in arrays]
 
 
-# From book/04_verification.ipynb, cell 31.
+# From book/04_verification.ipynb, cell 34.
 AXES = [None, 0, 1, -1, (0, 2), (-1, 0)]
 MASK = np.array([[True, False, True, True], [False, False, True, False], [True] * 4])
 KEYS = {"int": 1, "slice": slice(1, 3), "column": (slice(None), 2),
@@ -145,7 +145,7 @@ PARAMETER_CASES = (
     + [index_case(name, key) for name, key in KEYS.items()])
 
 
-# From book/09_forward_mode.ipynb, cell 27.
+# From book/09_forward_mode.ipynb, cell 28.
 def jvp_setup(case, shapes, seed, k=None):
     """The set-up of the forward-mode checks: inputs for one shape case, a tangent of
     each input's shape (k directions stacked in front if k is given), and the generator

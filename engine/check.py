@@ -38,7 +38,7 @@ def numerical_gradient(f, x, eps=1e-6):
     return grad
 
 
-# From book/04_verification.ipynb, cell 15.
+# From book/04_verification.ipynb, cell 18.
 def kink_pattern(output):
     """For every non-smooth op in output's graph, the side of its kink each input entry
     lies on."""
@@ -99,7 +99,7 @@ def gradcheck(loss_fn, params, eps=1e-6, detect_kinks=True):
     return GradcheckReport(max(errors), errors, kinks, checked)
 
 
-# From book/04_verification.ipynb, cell 32.
+# From book/04_verification.ipynb, cell 35.
 def finite_difference_error(case, shapes, seed=0):
     """Worst relative error between the tape's VJPs and central differences, for one
     shape case."""
@@ -151,7 +151,7 @@ class ErrorTable:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-# From book/09_forward_mode.ipynb, cell 28.
+# From book/09_forward_mode.ipynb, cell 29.
 def jvp_vjp_consistency_error(case, shapes, seed=0):
     """|<v, J u> - <Jᵀ v, u>| relative to their size, for random u and v, for one shape
     case: the forward rules (jvp) against the backward rules (backward)."""

@@ -220,15 +220,18 @@ def topological_order(root):
     if not isinstance(root, Tensor):
         raise TypeError(
             f"topological_order: root must be a Tensor, got {type(root).__name__}")
-    order, visited, stack = [], set(), [(root, False)]
+    order, visited, stack = [], set(), [root]
     while stack:
-        node, parents_done = stack.pop()
-        if parents_done:
-            order.append(node)
+        node = stack.pop()
+        if node is None:             # the marker: the node below it has its parents placed
+            order.append(stack.pop())
         elif id(node) not in visited:
             visited.add(id(node))
-            stack.append((node, True))
-            stack += [(parent, False) for parent in node.parents]
+            if node.parents:         # come back to node once its parents are placed
+                stack += (node, None)
+                stack += node.parents
+            else:                    # a leaf waits for nothing
+                order.append(node)
     return order
 
 
@@ -269,10 +272,10 @@ def backpropagate(root, seed):
         if node.op is None:
             continue
         out, inputs = local_inputs(node, g)
-        parents = node.parents                   # fixed by the forward pass
+        parents, params = node.parents, node.params   # fixed by the forward pass
         for x, vjp in zip(node.inputs, node.op.vjps):
             if isinstance(x, Tensor) and x in parents:
-                gx = vjp(g, out, *inputs, **node.params)
+                gx = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
                 if gx.shape != x.shape:          # x was broadcast (chapter 3)
                     gx = unbroadcast(gx, x.shape)
                 grads[id(x)] = accumulate(grads.get(id(x)), gx)
@@ -321,9 +324,19 @@ class Backward:
             seed = np.ones(self.shape)
         else:
             seed = seed_array(gradient, self.shape, "backward()")
+        given = set()            # the arrays already given to a leaf in this sweep
         for node, g in backpropagate(self, seed):
             if node.op is None:
-                node.grad = np.array(accumulate(node.grad, g))
+                total = accumulate(node.grad, g)
+                if not owned(total) or id(total) in given:
+                    total = np.array(total)      # a copy of its own for this leaf
+                node.grad = total
+                given.add(id(total))
+
+
+def owned(array):
+    """Whether array is a writeable ndarray that owns its memory: not a view of another."""
+    return type(array) is np.ndarray and array.base is None and array.flags.writeable
 
 
 def zero_grad(tensors):

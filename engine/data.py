@@ -4,7 +4,7 @@
 import numpy as np
 
 
-# From book/04_verification.ipynb, cell 5.
+# From book/04_verification.ipynb, cell 8.
 def spiral(points_per_class=100, classes=3, seed=0, noise=0.2, random_radii=False):
     """CS231n's spiral: `classes` interleaved arms of 2-D points, with integer labels.
 

@@ -237,7 +237,7 @@ def check_bug_finder(check):
     return verdict("bug finder", problems)
 
 
-# From book/09_forward_mode.ipynb, cell 42.
+# From book/09_forward_mode.ipynb, cell 43.
 def directional_difference(f, arrays, i, u, h=1e-6):
     """J_i u by central differences, (f(x_i + h u) - f(x_i - h u)) / 2h, with the other
     inputs held where they are."""

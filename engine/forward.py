@@ -65,7 +65,7 @@ def times_tangents(a, t):
     return product[..., 0, :] if a.ndim == 1 else product
 
 
-# From book/09_forward_mode.ipynb, cell 14.
+# From book/09_forward_mode.ipynb, cell 15.
 class Dual(Tensor):
     """A Tensor that carries a tangent: k directional derivatives of its value, stacked
     on a leading axis (shape (k,) + the value's shape)."""

@@ -13,7 +13,7 @@ import engine.ops as ops
 from engine.witness import torch_check, torch_error
 
 
-# From book/04_verification.ipynb, cell 38.
+# From book/04_verification.ipynb, cell 41.
 def missing_transpose(g, out, a, b):
     """matmul's rule for A with B's transpose forgotten: G B instead of G Bᵀ."""
     return ops.matmul_forward(g, b)
@@ -79,7 +79,7 @@ def planted(bug):
         swap(buggy, function)
 
 
-# From book/04_verification.ipynb, cell 40.
+# From book/04_verification.ipynb, cell 43.
 def outcome(check):
     """'caught' if the check raises or reports an error above its threshold, else
     'missed'."""

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from engine.core import Op, Tensor, value_of, zero_grad
+from engine.core import as_float_array, Op, Tensor, value_of, zero_grad
 from engine.forward import aligned, tangents_times, times_tangents
 from engine.ops import broadcast_to, exp, matmul_forward, relu, scatter_add
 
@@ -51,7 +51,11 @@ def class_targets(function, targets, shape):
 
 def nll_forward(log_probs, targets):
     """Mean over the batch of -log_probs[row, target]: the negative log-likelihood."""
-    targets = class_targets("nll", targets, log_probs.shape)
+    return mean_of_picked(log_probs, class_targets("nll", targets, log_probs.shape))
+
+
+def mean_of_picked(log_probs, targets):
+    """-log_probs[row, target] averaged over the rows, for targets already checked."""
     if len(targets) == 0:
         return np.float64(np.nan)                    # the mean of no losses
     return -log_probs[np.arange(len(targets)), targets].sum() / len(targets)
@@ -109,14 +113,57 @@ linear = Op("linear", linear_forward, linear_dx, linear_dW, linear_db,
                   lambda t, out, x, W, b: aligned(t, out.ndim)))   #   + db
 
 
-# From book/04_verification.ipynb, cell 3, continued.
+# From book/04_verification.ipynb, cell 6.
+def softmax_parts(x):
+    """(log_softmax(x), softmax(x)) over the last axis, from one shifted exponential."""
+    shifted = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    total = e.sum(axis=-1, keepdims=True)
+    return shifted - np.log(total), e / total
+
+
+def cross_entropy_forward(logits, targets, log_probs, probs):
+    """The mean of -log_probs[row, target], from the log-probabilities that
+    cross_entropy computed and passed as a parameter."""
+    return mean_of_picked(log_probs, targets)
+
+
+def cross_entropy_vjp(g, out, logits, targets, log_probs, probs):
+    """The VJP of the mean softmax cross-entropy with respect to the logits."""
+    n = len(targets)
+    scale = g / max(n, 1)
+    if isinstance(logits, Tensor):   # a recorded sweep: the softmax as a function of logits
+        one_hot = np.zeros(logits.shape)
+        one_hot[np.arange(n), targets] = 1.0
+        return (exp(log_softmax(logits)) - one_hot) * scale   # (P - one-hot) g / n
+    grad = probs * scale                                       # the same, in one array
+    grad[np.arange(n), targets] -= scale
+    return grad
+
+
+# From book/09_forward_mode.ipynb, cell 12 (grown from the version in book/04_verification.ipynb, cell 6).
+def cross_entropy_jvp(t, out, logits, targets, log_probs, probs):
+    """d(mean cross-entropy) = the mean over rows of <softmax, dx> - dx[target], for each
+    direction."""
+    picked = t[:, np.arange(len(targets)), targets]
+    return ((probs * t).sum(axis=-1) - picked).mean(axis=-1)
+
+
+softmax_cross_entropy = Op("cross_entropy", cross_entropy_forward, cross_entropy_vjp,
+                           jvps=(cross_entropy_jvp,))
+
+
+# From book/04_verification.ipynb, cell 6, continued.
 def cross_entropy(logits, targets):
     """Mean softmax cross-entropy of logits (batch, classes) against integer class
-    targets (batch,)."""
+    targets (batch,): one op, whose rule reuses the softmax of the forward pass."""
     targets = class_targets("cross_entropy", targets, np.shape(value_of(logits)))
-    return nll(log_softmax(logits), targets=targets)
+    log_probs, probs = softmax_parts(as_float_array(value_of(logits)))
+    return softmax_cross_entropy(logits, targets=targets, log_probs=log_probs,
+                                 probs=probs)
 
 
+# From book/04_verification.ipynb, cell 3, continued.
 class MLP:
     """A multilayer perceptron: affine layers, ReLU between them and none after the
     last."""

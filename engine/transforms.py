@@ -9,7 +9,7 @@ from engine.core import backpropagate, enable_grad, Tensor, value_of
 from engine.forward import jvp
 
 
-# From book/09_forward_mode.ipynb, cell 33.
+# From book/09_forward_mode.ipynb, cell 34.
 def jacobian_forward(f, x, batched=True):
     """(the Jacobian of f at array x, the number of forward passes): one pass carrying
     all n input directions, or with batched=False n passes of one direction each."""

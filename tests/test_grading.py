@@ -305,3 +305,34 @@ def test_the_syllabus_lists_every_task_with_its_week_hours_and_points():
         assert task.notebook[:-6] in chapter and task.title in what
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make student" in readme and "make grade SUBMISSION=" in readme
+
+
+@pytest.mark.slow
+def test_the_edition_builds_its_book_and_runs_every_chapter(tmp_path):
+    """The edition as the book's notebooks would make it with every task done (and every
+    solution still withheld): its book builds, and each chapter runs top to bottom."""
+    folder = edition(tmp_path / "student")
+    for path in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
+        here = [t for t in tasks.TASKS if t.notebook == path.name]
+        original = notebooks.read_notebook(path)
+        done = notebooks.student_notebook(notebooks.read_notebook(path), here)
+        for cell, book_cell in zip(done["cells"], original["cells"]):
+            if any(notebooks.stub_message(t) in notebooks.source_of(cell) for t in here):
+                cell["source"] = book_cell["source"]          # the task, done as the book does
+        (folder / "book" / path.name).write_text(json.dumps(done, indent=1), encoding="utf-8")
+    env = {**__import__("os").environ, "PYTHONPATH": str(folder)}
+    subprocess.run([sys.executable, "tools/export_engine.py"], cwd=folder, check=True, env=env,
+                   capture_output=True)
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    built = subprocess.run([str(jupyter_book), "build", str(folder), "--keep-going"],
+                           capture_output=True, text=True, env=env)
+    assert built.returncode == 0 and (folder / "_build" / "html" / "index.html").exists(), \
+        built.stdout[-3000:]
+    jupyter = Path(sys.executable).parent / "jupyter"
+    failed = {}
+    for path in sorted((folder / "book").glob("[0-9][0-9]_*.ipynb")):
+        run = subprocess.run([str(jupyter), "execute", path.name], cwd=folder / "book",
+                             capture_output=True, text=True, env=env)
+        if run.returncode:
+            failed[path.name] = run.stderr[-1500:]
+    assert not failed, failed
