@@ -132,11 +132,13 @@ def cross_entropy_vjp(g, out, logits, targets, log_probs, probs):
     """The VJP of the mean softmax cross-entropy with respect to the logits."""
     n = len(targets)
     scale = g / max(n, 1)
-    if isinstance(logits, Tensor):   # a recorded sweep: the softmax as a function of logits
-        one_hot = np.zeros(logits.shape)
+    if isinstance(logits, Tensor) or isinstance(g, Tensor):   # a recorded sweep
+        if isinstance(logits, Tensor):       # the softmax as a function of the logits
+            probs = exp(log_softmax(logits))
+        one_hot = np.zeros(np.shape(value_of(logits)))
         one_hot[np.arange(n), targets] = 1.0
-        return (exp(log_softmax(logits)) - one_hot) * scale   # (P - one-hot) g / n
-    grad = probs * scale                                       # the same, in one array
+        return (probs - one_hot) * scale                        # (P - one-hot) g / n
+    grad = probs * scale                                        # the same, in one array
     grad[np.arange(n), targets] -= scale
     return grad
 
