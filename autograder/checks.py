@@ -1153,13 +1153,19 @@ def directional_check_cases(rng):
 
         def run(found):
             from engine.museum import planted
+            unplanted = float(found.directional_check(f, arrays, seed=1))
             with planted(bug):
                 try:
-                    return {"error": float(found.directional_check(f, arrays, seed=1))}
-                except Exception as error:          # a crash reports the bug too
-                    return {"raised": type(error).__name__}
+                    error = float(found.directional_check(f, arrays, seed=1))
+                except Exception as raised:         # a crash reports the bug too
+                    return {"unplanted": unplanted, "raised": type(raised).__name__}
+            return {"unplanted": unplanted, "error": error}
 
         def judge(got):
+            if not got["unplanted"] <= 1e-6:
+                return (f"{name} without a bug gave a relative error of "
+                        f"{got['unplanted']:.1e}: a check must pass a correct gradient "
+                        "before its alarms count")
             if "raised" in got or got["error"] > 1e-3:
                 return None
             return (f"with the museum's '{bug}' planted, {name} gave a relative error of "

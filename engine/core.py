@@ -223,7 +223,7 @@ def topological_order(root):
     order, visited, stack = [], set(), [root]
     while stack:
         node = stack.pop()
-        if node is None:             # the marker: the node below it has its parents placed
+        if node is None:             # the marker: the node below has its parents placed
             order.append(stack.pop())
         elif id(node) not in visited:
             visited.add(id(node))
@@ -335,7 +335,7 @@ class Backward:
 
 
 def owned(array):
-    """Whether array is a writeable ndarray that owns its memory: not a view of another."""
+    """Whether array is a writeable ndarray that owns its memory (not a view)."""
     return type(array) is np.ndarray and array.base is None and array.flags.writeable
 
 
@@ -377,7 +377,8 @@ class Mode:
 
     def around(self, layer):
         """This mode with one more layer, outermost. A layer has a method
-        finish(op, inputs, params, out), which returns the result to use in out's place."""
+        finish(op, inputs, params, out), which returns the result to use in out's
+        place."""
         return Mode(self.records, self.layers + (layer,))
 
 

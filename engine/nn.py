@@ -145,8 +145,8 @@ def cross_entropy_vjp(g, out, logits, targets, log_probs, probs):
 
 # From book/09_forward_mode.ipynb, cell 12 (grown from the version in book/04_verification.ipynb, cell 6).
 def cross_entropy_jvp(t, out, logits, targets, log_probs, probs):
-    """d(mean cross-entropy) = the mean over rows of <softmax, dx> - dx[target], for each
-    direction."""
+    """d(mean cross-entropy) = the mean over rows of <softmax, dx> - dx[target],
+    for each direction."""
     picked = t[:, np.arange(len(targets)), targets]
     return ((probs * t).sum(axis=-1) - picked).mean(axis=-1)
 
