@@ -13,7 +13,7 @@ def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--output", str(output)],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    results = json.loads(output.read_text())
+    results = json.loads(output.read_text(encoding="utf-8"))
     for net, medians in results["training_step_seconds"].items():
         assert {"numpy (by hand)", "engine", "torch eager f64", "torch eager f32"} <= set(medians), net
         assert all(t > 0 for t in medians.values())
@@ -24,7 +24,7 @@ def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
 
 
 def test_stored_results_are_a_full_run():
-    stored = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    stored = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
     assert stored["quick"] is False
     assert set(stored["deep_chain_seconds_per_node"]) == {"1000", "10000", "100000"}
     assert len(stored["width_sweep_seconds"]) == 6

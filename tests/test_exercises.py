@@ -54,7 +54,7 @@ EXERCISES = [
 
 def solution_cells(notebook, label):
     """(the code to run first, the cell whose first line starts `# Solution label`)."""
-    cells = [c for c in json.loads((BOOK / notebook).read_text())["cells"]
+    cells = [c for c in json.loads((BOOK / notebook).read_text(encoding="utf-8"))["cells"]
              if c["cell_type"] == "code"]
     whole_chapter, label = label.endswith("*"), label.rstrip("*")
     for index, cell in enumerate(cells):

@@ -21,7 +21,7 @@ LONG_FLOAT = re.compile(r"\d*\.\d+")
 
 def code_cells(path):
     """(index, source, tags, outputs) of every code cell of a notebook."""
-    cells = json.loads(path.read_text())["cells"]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return [(i, "".join(c["source"]), c.get("metadata", {}).get("tags", []), c.get("outputs", []))
             for i, c in enumerate(cells) if c["cell_type"] == "code"]
 

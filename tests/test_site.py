@@ -29,7 +29,7 @@ CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgr
 
 def chapters():
     """The pages of _toc.yml, in order, as paths without suffix."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     return [toc["root"]] + [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
 
 
@@ -120,7 +120,7 @@ def test_every_image_and_internal_link_resolves(site, pages):
                 path = path / "index.html"
             assert path.is_file(), f"{page}: broken link {href}"
             if target.fragment and path.suffix == ".html":
-                ids = {tag.get("id") for tag in BeautifulSoup(path.read_text(), "html.parser").select("[id]")}
+                ids = {tag.get("id") for tag in BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select("[id]")}
                 assert target.fragment in ids, f"{page}: link {href} to a missing anchor"
 
 
