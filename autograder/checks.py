@@ -532,57 +532,7 @@ def graph_stats_cases(rng):
     return made
 
 
-# --- Chapter 7 -------------------------------------------------------------------------------
-
-def optimiser_case(rng, make, witness, label, steps=6, shapes=((3, 2), (4,))):
-    """A case that runs an optimiser `make(params)` for some steps on given gradients and
-    compares every parameter after every step with the PyTorch optimiser `witness`."""
-    start = [rng.normal(size=s) for s in shapes]
-    grads = [[rng.normal(size=s) * float(rng.choice([1e-3, 1.0, 50.0])) for s in shapes]
-             for _ in range(steps)]
-
-    def run(found):
-        from engine import Tensor
-        params = [Tensor(p.copy()) for p in start]
-        optimiser = make(found, params)
-        trajectory = []
-        for step in grads:
-            for p, g in zip(params, step):
-                p.grad = g.copy()
-            optimiser.step()
-            trajectory.append([p.data.copy() for p in params])
-        return trajectory
-
-    def judge(got):
-        import torch
-        params = [torch.tensor(p, requires_grad=True) for p in start]
-        optimiser = witness(torch, params)
-        for t, step in enumerate(grads):
-            for p, g in zip(params, step):
-                p.grad = torch.tensor(g)
-            optimiser.step()
-            if t >= len(got):
-                return f"{label}: only {len(got)} steps were recorded"
-            for i, p in enumerate(params):
-                problem = difference(f"{label}, parameter {i} after step {t + 1}", got[t][i],
-                                     p.detach().numpy(), rtol=1e-10, atol=1e-12)
-                if problem:
-                    return problem
-        return None
-    return Case(label, run, judge)
-
-
-@cases_of("Adam.step")
-def adam_cases(rng):
-    settings = [dict(lr=1e-3), dict(lr=0.1, betas=(0.8, 0.99)), dict(lr=0.05, eps=1e-3),
-                dict(lr=0.01, betas=(0.0, 0.9))]
-    return [optimiser_case(rng, lambda found, params, s=s: found.Adam(params, **s),
-                           lambda torch, params, s=s: torch.optim.Adam(params, **s),
-                           f"Adam({', '.join(f'{k}={v}' for k, v in s.items())})")
-            for s in settings]
-
-
-# --- Chapter 5 -------------------------------------------------------------------------------
+# --- Chapters 5 and 7: optimisers, pinned to torch.optim -------------------------------------
 
 def sparse_gradients(rng, shapes, steps):
     """Gradients for some steps of an optimiser: now and then a parameter gets none (None),
@@ -592,8 +542,7 @@ def sparse_gradients(rng, shapes, steps):
              for i, s in enumerate(shapes)] for t in range(steps)]
 
 
-def pinned_optimiser_case(rng, make, witness, label, steps=6, shapes=((3, 2), (4,)),
-                          skips=False):
+def optimiser_case(rng, make, witness, label, steps=6, shapes=((3, 2), (4,)), skips=False):
     """A case that runs the student's optimiser `make(found, params)` for some steps on given
     gradients and compares every parameter after every step with the PyTorch optimiser
     `witness(torch, params)`; with skips, some parameters get no gradient on some steps."""
@@ -633,39 +582,50 @@ def pinned_optimiser_case(rng, make, witness, label, steps=6, shapes=((3, 2), (4
     return Case(label, run, judge)
 
 
-@cases_of("Momentum")
-def momentum_cases(rng):
-    settings = [dict(lr=0.1, momentum=0.9), dict(lr=0.01, momentum=0.5),
-                dict(lr=0.3, momentum=0.0), dict(lr=0.05, momentum=0.99)]
-    made = [pinned_optimiser_case(
-        rng, lambda found, params, s=s: found.Momentum(params, **s),
-        lambda torch, params, s=s: torch.optim.SGD(params, **s),
-        f"Momentum({', '.join(f'{k}={v}' for k, v in s.items())})") for s in settings]
-    made.append(pinned_optimiser_case(
-        rng, lambda found, params: found.Momentum(params, lr=0.1, momentum=0.9),
-        lambda torch, params: torch.optim.SGD(params, lr=0.1, momentum=0.9),
-        "Momentum(lr=0.1, momentum=0.9), a parameter without gradient now and then",
-        steps=8, skips=True))
+def optimiser_cases(rng, name, torch_name, settings, with_skips=None):
+    """One case per setting of the student's optimiser `name` against torch.optim's
+    `torch_name`, and, with `with_skips` (a setting), one in which a parameter misses its
+    gradient now and then."""
+    def case(s, label, **options):
+        return optimiser_case(
+            rng, lambda found, params: getattr(found, name)(params, **s),
+            lambda torch, params: getattr(torch.optim, torch_name)(params, **s),
+            label, **options)
+
+    def written(s):
+        return f"{name}({', '.join(f'{k}={v}' for k, v in s.items())})"
+
+    made = [case(s, written(s)) for s in settings]
+    if with_skips is not None:
+        made.append(case(with_skips, f"{written(with_skips)}, a parameter without gradient "
+                                     "now and then", steps=8, skips=True))
     return made
 
 
-# --- Chapter 7 (continued) -------------------------------------------------------------------
+@cases_of("Adam.step")
+def adam_cases(rng):
+    return optimiser_cases(
+        rng, "Adam", "Adam",
+        [dict(lr=1e-3), dict(lr=0.1, betas=(0.8, 0.99)), dict(lr=0.05, eps=1e-3),
+         dict(lr=0.01, betas=(0.0, 0.9))])
+
+
+@cases_of("Momentum")
+def momentum_cases(rng):
+    return optimiser_cases(
+        rng, "Momentum", "SGD",
+        [dict(lr=0.1, momentum=0.9), dict(lr=0.01, momentum=0.5),
+         dict(lr=0.3, momentum=0.0), dict(lr=0.05, momentum=0.99)],
+        dict(lr=0.1, momentum=0.9))
+
 
 @cases_of("AdamW")
 def adamw_cases(rng):
-    settings = [dict(lr=1e-3, weight_decay=1e-2), dict(lr=0.1, weight_decay=0.5),
-                dict(lr=0.05, betas=(0.8, 0.99), weight_decay=0.1),
-                dict(lr=0.01, weight_decay=0.0)]
-    made = [pinned_optimiser_case(
-        rng, lambda found, params, s=s: found.AdamW(params, **s),
-        lambda torch, params, s=s: torch.optim.AdamW(params, **s),
-        f"AdamW({', '.join(f'{k}={v}' for k, v in s.items())})") for s in settings]
-    made.append(pinned_optimiser_case(
-        rng, lambda found, params: found.AdamW(params, lr=0.1, weight_decay=0.1),
-        lambda torch, params: torch.optim.AdamW(params, lr=0.1, weight_decay=0.1),
-        "AdamW(lr=0.1, weight_decay=0.1), a parameter without gradient now and then",
-        steps=8, skips=True))
-    return made
+    return optimiser_cases(
+        rng, "AdamW", "AdamW",
+        [dict(lr=1e-3, weight_decay=1e-2), dict(lr=0.1, weight_decay=0.5),
+         dict(lr=0.05, betas=(0.8, 0.99), weight_decay=0.1), dict(lr=0.01, weight_decay=0.0)],
+        dict(lr=0.1, weight_decay=0.1))
 
 
 # --- Chapter 8 -------------------------------------------------------------------------------
@@ -1189,3 +1149,101 @@ def log_softmax_of(x):
     """The engine's log_softmax, imported when a run needs it."""
     from engine.nn import log_softmax
     return log_softmax(x)
+
+
+# --- Chapter 13 ------------------------------------------------------------------------------
+
+HIDDEN = -1e4     # a mask entry this negative (or -inf) leaves exp(score + entry) at 0
+
+
+def mask_problem(mask, T, scores):
+    """What is wrong with a causal mask for T positions, in words (None if nothing): its
+    shape and dtype, the usual slips by name, then what a softmax of `scores` + mask does."""
+    what = f"causal_mask({T})"
+    if not isinstance(mask, np.ndarray):
+        return f"{what}: expected an array of shape ({T}, {T}), got {type(mask).__name__}"
+    if mask.shape != (T, T):
+        return f"{what}: shape {mask.shape}, expected ({T}, {T})"
+    if mask.dtype.kind != "f":
+        return (f"{what}: an array of {mask.dtype} cannot hold -inf: make a float array, "
+                "such as np.full((T, T), -np.inf)")
+    if np.isnan(mask).any():
+        return f"{what}: it holds NaN at {tuple(int(i) for i in np.argwhere(np.isnan(mask))[0])}"
+    if (mask == np.inf).any():
+        i, j = np.argwhere(mask == np.inf)[0]
+        return (f"{what}: entry ({i}, {j}) is +inf, the wrong sign: a masked score must get "
+                "-inf added, so that exp gives 0")
+    allowed, diagonal = np.tri(T, dtype=bool), np.eye(T, dtype=bool)
+    hidden = mask <= HIDDEN
+    strictly_below = allowed & ~diagonal
+    if T > 1 and hidden[strictly_below].all() and not hidden[~allowed].any():
+        return (f"{what}: the mask is below the diagonal: position i sees the positions "
+                "after it and none before it (np.tril where np.triu is meant, or the mask "
+                "transposed)")
+    if hidden[diagonal].any():
+        i = int(np.argmax(hidden[diagonal]))
+        blind = hidden[i, :i + 1].all()
+        return (f"{what}: the diagonal is masked: position {i} does not see itself"
+                + (f", and row {i} has no entry left, so its softmax is NaN "
+                   "(-inf minus -inf)" if blind else "")
+                + ": use np.triu(..., k=1), which leaves the diagonal at 0, not k=0")
+    if (mask[allowed] == 1).all() and (mask[~allowed] == 0).all():
+        return (f"{what}: a 0/1 mask (1 where allowed) added to the scores hides "
+                "nothing: it only tilts the weights (by a factor e) towards the allowed "
+                "positions. An additive mask holds 0 where a position may attend and -inf "
+                "where not (a 0/1 mask is for np.where or masked_fill)")
+    superdiagonal = np.eye(T, k=1, dtype=bool)
+    if T > 2 and not hidden[superdiagonal].any() and hidden[~allowed & ~superdiagonal].all():
+        return (f"{what}: position i sees position i + 1, the character it has to predict: "
+                "the mask starts one diagonal too far up (np.triu(..., k=2) instead of k=1)")
+    if hidden[allowed].any():
+        i, j = np.argwhere(hidden & allowed)[0]
+        return (f"{what}: position {i} does not see position {j} <= {i}: "
+                f"{int((hidden & allowed).sum())} entries on or below the diagonal hide "
+                "the past")
+    if (mask[allowed] != 0).any():
+        i, j = np.argwhere(allowed & (mask != 0))[0]
+        return (f"{what}: entry ({i}, {j}) is {mask[i, j]:g}, but j <= i may be attended "
+                "to: an allowed score must get 0 added")
+    if not hidden[~allowed].all():
+        i, j = np.argwhere(~allowed & ~hidden)[0]
+        if mask[i, j] == 0:
+            return (f"{what}: entry ({i}, {j}) is 0, so position {i} sees position {j}, "
+                    f"which comes after it: {int((~allowed & ~hidden).sum())} entries "
+                    "above the diagonal hide nothing; they must be -inf")
+        return (f"{what}: entry ({i}, {j}) is {mask[i, j]:g}, too weak to hide position "
+                f"{j} from position {i}: exp({mask[i, j]:g}) is not small, so the future "
+                f"leaks into the weights; use -inf above the diagonal")
+    shifted = scores + mask
+    weights = np.exp(shifted - shifted.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    if (np.triu(weights, 1) != 0).any() or not np.allclose(weights.sum(axis=-1), 1):
+        return f"{what}: the softmax of scores plus this mask still weights the future"
+    return None
+
+
+@cases_of("causal_mask")
+def causal_mask_cases(rng):
+    made = []
+    sizes = [1, 2, 3] + sorted(int(T) for T in rng.choice(np.arange(4, 15), 3,
+                                                           replace=False))
+    for T in sizes:
+        scores = rng.normal(size=(T, T)) * 3
+
+        def run(found, T=T):
+            return np.asarray(found.causal_mask(T))
+
+        made.append(Case(f"T = {T}", run, lambda got, T=T, scores=scores:
+                         mask_problem(got, T, scores)))
+
+    def fresh(found):
+        first = np.asarray(found.causal_mask(4))
+        second = np.asarray(found.causal_mask(4))
+        return {"same": bool(np.array_equal(first, second)),
+                "separate": not np.shares_memory(first, second)}
+
+    made.append(Case("two calls give equal, separate arrays", fresh, lambda got: None
+                     if got["same"] and got["separate"] else
+                     "causal_mask(4) twice: the two masks differ, or they are one array "
+                     "(a caller that edits one would change the other)"))
+    return made

@@ -64,6 +64,8 @@ TASKS = numbered([
      "Average pooling as an op of its own, both rules", 4, 1.5, 10),
     ("12_checkpointing.ipynb", ("two_level",),
      "A two-level checkpoint schedule", 4, 1.0, 8),
+    ("13_transformer.ipynb", ("causal_mask",),
+     "The causal mask of self-attention", 4, 0.5, 5),
 ])
 
 BY_ID = {task.id: task for task in TASKS}

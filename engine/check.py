@@ -13,7 +13,7 @@ from engine.forward import jvp
 from engine.transforms import grad
 
 
-# From book/01_tape.ipynb, cell 37.
+# From book/01_tape.ipynb, cell 52.
 def scalar(value):
     """`value` (a number, or an array or Tensor of one element) as a float."""
     if np.size(getattr(value, "data", value)) != 1:
@@ -38,7 +38,7 @@ def numerical_gradient(f, x, eps=1e-6):
     return grad
 
 
-# From book/04_verification.ipynb, cell 18.
+# From book/04_verification.ipynb, cell 21.
 def kink_pattern(output):
     """For every non-smooth op in output's graph, the side of its kink each input entry
     lies on."""
@@ -99,7 +99,7 @@ def gradcheck(loss_fn, params, eps=1e-6, detect_kinks=True):
     return GradcheckReport(max(errors), errors, kinks, checked)
 
 
-# From book/04_verification.ipynb, cell 35.
+# From book/04_verification.ipynb, cell 42.
 def finite_difference_error(case, shapes, seed=0):
     """Worst relative error between the tape's VJPs and central differences, for one
     shape case."""
@@ -128,6 +128,7 @@ def verification_table(cases, columns):
             for case in cases]
 
 
+# From book/04_verification.ipynb, cell 43.
 class ErrorTable:
     """A verification table, one significant digit per error: HTML in a notebook, text
     in print()."""
@@ -151,7 +152,7 @@ class ErrorTable:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-# From book/09_forward_mode.ipynb, cell 29.
+# From book/09_forward_mode.ipynb, cell 33.
 def jvp_vjp_consistency_error(case, shapes, seed=0):
     """|<v, J u> - <Jᵀ v, u>| relative to their size, for random u and v, for one shape
     case: the forward rules (jvp) against the backward rules (backward)."""

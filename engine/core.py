@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 
-# From book/08_no_grad.ipynb, cell 7 (grown from the version in book/01_tape.ipynb, cell 2).
+# From book/08_no_grad.ipynb, cell 9 (grown from the version in book/01_tape.ipynb, cell 7).
 FLOAT64 = np.dtype(np.float64)
 
 
@@ -78,7 +78,7 @@ def as_float_array(data):
     return array.astype(np.float64, copy=False)
 
 
-# From book/08_no_grad.ipynb, cell 5 (grown from the version in book/01_tape.ipynb, cell 2).
+# From book/08_no_grad.ipynb, cell 7 (grown from the version in book/01_tape.ipynb, cell 10).
 PLAIN_CONSTANTS = (float, int)
 
 
@@ -198,21 +198,6 @@ class Op:
         return f"Op({self.name})"
 
 
-# From book/01_tape.ipynb, cell 10.
-def tensor_methods(group):
-    """Class decorator: copy the methods and properties defined in `group` onto Tensor.
-    Each chapter gives the Tensor the methods of its ops this way."""
-    for name, member in vars(group).items():
-        if callable(member) or isinstance(member, property):
-            setattr(Tensor, name, member)
-    return group
-
-
-def value_of(x):
-    """The array inside a Tensor; anything else unchanged."""
-    return x.data if isinstance(x, Tensor) else x
-
-
 # From book/01_tape.ipynb, cell 23.
 def topological_order(root):
     """Every node `root` depends on, each listed after all of its parents; no recursion.
@@ -286,25 +271,14 @@ def accumulate(total, g):
     return g if total is None else total + g
 
 
-def seed_array(gradient, shape, function):
-    """`gradient` (an array, a number or a Tensor) as a float64 array of `shape`."""
-    try:
-        seed = np.array(value_of(gradient), dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{function}: gradient must be real numbers of shape {shape}, "
-                        f"got {type(gradient).__name__}") from None
-    if seed.shape != shape:
-        raise ValueError(f"{function}: the seed gradient has shape {seed.shape} "
-                         f"but the Tensor has shape {shape}")
-    return seed
-
-
-def no_graph_error(function):
-    """The error for differentiating a result that recorded no graph: the cause."""
-    return RuntimeError(
-        f"{function}: this Tensor has requires_grad=False, so there is no graph to "
-        "differentiate: it was computed under no_grad(), or only from constants "
-        "(arrays and Tensors made with requires_grad=False)")
+# From book/01_tape.ipynb, cell 29.
+def tensor_methods(group):
+    """Class decorator: copy the methods and properties defined in `group` onto Tensor.
+    Each chapter gives the Tensor the methods of its ops this way."""
+    for name, member in vars(group).items():
+        if callable(member) or isinstance(member, property):
+            setattr(Tensor, name, member)
+    return group
 
 
 @tensor_methods
@@ -339,13 +313,45 @@ def owned(array):
     return type(array) is np.ndarray and array.base is None and array.flags.writeable
 
 
+# From book/01_tape.ipynb, cell 37.
+def value_of(x):
+    """The array inside a Tensor; anything else unchanged."""
+    return x.data if isinstance(x, Tensor) else x
+
+
+# From book/01_tape.ipynb, cell 57.
+def seed_array(gradient, shape, function):
+    """`gradient` (an array, a number or a Tensor) as a float64 array of `shape`."""
+    try:
+        seed = np.asarray(value_of(gradient))
+    except ValueError:                  # a ragged list
+        seed = None
+    if seed is None or seed.dtype.kind not in "biuf":   # complex, text, objects
+        dtype = "" if seed is None else f" of dtype {seed.dtype}"
+        raise TypeError(f"{function}: gradient must be real numbers of shape {shape}, "
+                        f"got {type(gradient).__name__}{dtype}")
+    if seed.shape != shape:
+        raise ValueError(f"{function}: the seed gradient has shape {seed.shape} "
+                         f"but the Tensor has shape {shape}")
+    return np.array(seed, dtype=np.float64)
+
+
+def no_graph_error(function):
+    """The error for differentiating a result that recorded no graph: the cause."""
+    return RuntimeError(
+        f"{function}: this Tensor has requires_grad=False, so there is no graph to "
+        "differentiate: it was computed under no_grad(), or only from constants "
+        "(arrays and Tensors made with requires_grad=False)")
+
+
+# From book/01_tape.ipynb, cell 62.
 def zero_grad(tensors):
     """Forget the gradients that backward() accumulated in each of `tensors`."""
     for t in tensors:
         t.grad = None
 
 
-# From book/03_broadcasting.ipynb, cell 11.
+# From book/03_broadcasting.ipynb, cell 12.
 def unbroadcast(g, shape):
     """Sum g over the axes that broadcasting added or stretched, so that it has `shape`.
     """
@@ -418,7 +424,7 @@ class no_grad(ModeBlock):
         return mode.recording(False)
 
 
-# From book/08_no_grad.ipynb, cell 8.
+# From book/08_no_grad.ipynb, cell 12.
 @tensor_methods
 class Detaching:
     """Leaving the graph, one Tensor at a time."""
@@ -428,7 +434,7 @@ class Detaching:
         return Tensor(self.data, requires_grad=False)
 
 
-# From book/08_no_grad.ipynb, cell 13.
+# From book/08_no_grad.ipynb, cell 17.
 def graph_footprint(root):
     """(number of recorded op results, bytes of their arrays) in the graph that produced
     root."""

@@ -3,8 +3,10 @@
 
 import numpy as np
 
+from engine.ops import is_integer
 
-# From book/04_verification.ipynb, cell 8.
+
+# From book/04_verification.ipynb, cell 9.
 def spiral(points_per_class=100, classes=3, seed=0, noise=0.2, random_radii=False):
     """CS231n's spiral: `classes` interleaved arms of 2-D points, with integer labels.
 
@@ -12,8 +14,7 @@ def spiral(points_per_class=100, classes=3, seed=0, noise=0.2, random_radii=Fals
     uniformly, so
     the points fall between those of an evenly spaced spiral: a truly held-out set."""
     for name, value in (("points_per_class", points_per_class), ("classes", classes)):
-        if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                or value < 1):
+        if not is_integer(value) or value < 1:
             raise ValueError(f"spiral: {name} must be an integer >= 1, got {value!r}")
     rng = np.random.default_rng(seed)
     X = np.zeros((points_per_class * classes, 2))

@@ -16,11 +16,10 @@ from engine.data import spiral
 from engine.forward import jvp
 from engine.museum import BUGS, planted
 from engine.nn import cross_entropy, MLP
-from engine.transforms import grad
 from engine.witness import jvp_torch_error, second_order_torch_error, torch_error
 
 
-# From book/02_matmul_vjp.ipynb, cell 20.
+# From book/02_matmul_vjp.ipynb, cell 23.
 def well_conditioned(shape, seed):
     """A random square matrix (or stack of them) far from singular: n added to the
     diagonal of a standard normal one."""
@@ -48,7 +47,7 @@ def check_inv(inv):
     return verdict("inv", problems)
 
 
-# From book/03_broadcasting.ipynb, cell 28.
+# From book/03_broadcasting.ipynb, cell 29.
 LOGSUMEXP_CASES = [((5,), None, False), ((3, 5), 1, False), ((3, 5), -1, True),
                    ((2, 3, 4), 0, True), ((2, 3, 4), (0, 2), False),
                    ((3, 5), None, True)]
@@ -99,7 +98,7 @@ def large_input_problems(logsumexp, shift=1000.0):
         return [f"{label}: {type(error).__name__}: {error}"]
 
 
-# From book/06_tape_visualization.ipynb, cell 21.
+# From book/06_tape_visualization.ipynb, cell 25.
 def stats_cases():
     """The graphs check_graph_stats tries: (what it is, its root, {leaf name: leaf})."""
     x = Tensor(1.5)
@@ -189,7 +188,7 @@ def check_graph_stats(graph_stats):
     return verdict("graph_stats", problems)
 
 
-# From book/06_tape_visualization.ipynb, cell 25.
+# From book/06_tape_visualization.ipynb, cell 30.
 # what a graph needs for each of the museum's bugs to show
 BUG_HINTS = {
     "missing transpose": "it needs a matmul whose first operand needs a gradient",
@@ -237,7 +236,7 @@ def check_bug_finder(check):
     return verdict("bug finder", problems)
 
 
-# From book/09_forward_mode.ipynb, cell 43.
+# From book/09_forward_mode.ipynb, cell 53.
 def directional_difference(f, arrays, i, u, h=1e-6):
     """J_i u by central differences, (f(x_i + h u) - f(x_i - h u)) / 2h, with the other
     inputs held where they are."""
@@ -314,9 +313,10 @@ def difference(what, got, expected, rtol=1e-6, atol=1e-8):
     worst = np.unravel_index(np.argmax(gap), got.shape)
     where = f" at index {tuple(int(i) for i in worst)}" if got.ndim else ""
     entries = "entry" if wrong.size == 1 else "entries"
+    digits = 6 if f"{got[worst]:.6g}" != f"{expected[worst]:.6g}" else 15
     return (f"{what}: {int(wrong.sum())} of {wrong.size} {entries} wrong; "
             f"worst{where}: "
-            f"got {got[worst]:.6g}, expected {expected[worst]:.6g}")
+            f"got {got[worst]:.{digits}g}, expected {expected[worst]:.{digits}g}")
 
 
 def verdict(name, problems):
@@ -404,12 +404,16 @@ def vjp_problems(f, arrays, label, tensor=Tensor):
 
 def second_sweep_problems(f, arrays, label):
     """The problem, if any, with running f's local rules on Tensors, as chapter 10's
-    grad(..., create_graph=True) does: a rule must use the engine's ops, not NumPy's
-    functions, and so give a Tensor."""
+    grad(..., create_graph=True) does (here with chapter 1's sweep and a Tensor seed, so
+    that the check needs no later chapter): a rule must use the engine's ops, not
+    NumPy's functions, and so give a Tensor."""
     tensors = [Tensor(a) for a in arrays]
     try:
-        gradients = grad(f(*tensors).sum(), tensors, create_graph=True)
-        kinds = {type(g).__name__ for g in gradients if not isinstance(g, Tensor)}
+        out = f(*tensors).sum()
+        seed = Tensor(np.ones(out.shape), requires_grad=False)
+        wanted = {id(t) for t in tensors}
+        kinds = {type(g).__name__ for node, g in backpropagate(out, seed)
+                 if id(node) in wanted and not isinstance(g, Tensor)}
         if kinds:
             raise TypeError(f"they gave {', '.join(sorted(kinds))}, not Tensors")
     except Exception as error:
@@ -459,7 +463,7 @@ def check_local_rules(sqrt, hypot, logaddexp, tensor=Tensor):
                          [((4,), (4,))], offset=800.0, tensor=tensor)])
 
 
-# From book/18_anatomy.ipynb, cell 8.
+# From book/18_anatomy.ipynb, cell 12.
 NEW_OP_CHECKS = [  # (what is compared, the check, the largest error that passes)
     ("local rule vs central differences", finite_difference_error, 1e-6),
     ("value and local rule vs PyTorch", torch_error, 1e-12),

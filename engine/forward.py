@@ -6,7 +6,7 @@ import numpy as np
 from engine.core import ModeBlock, PLAIN_CONSTANTS, Tensor, value_of
 
 
-# From book/09_forward_mode.ipynb, cell 5.
+# From book/09_forward_mode.ipynb, cell 9.
 def aligned(t, ndim):
     """Tangents t (k directions on axis 0) with axes of length 1 inserted after axis 0,
     so that they have 1 + ndim axes and broadcast against an output of ndim axes."""
@@ -65,7 +65,7 @@ def times_tangents(a, t):
     return product[..., 0, :] if a.ndim == 1 else product
 
 
-# From book/09_forward_mode.ipynb, cell 15.
+# From book/09_forward_mode.ipynb, cell 19.
 class Dual(Tensor):
     """A Tensor that carries a tangent: k directional derivatives of its value, stacked
     on a leading axis (shape (k,) + the value's shape)."""

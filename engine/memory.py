@@ -13,18 +13,14 @@ from engine.core import (
     modes,
     no_grad,
     Op,
+    seen,
     Tensor,
     value_of,
 )
 from engine.forward import forward_mode
 
 
-# From book/12_checkpointing.ipynb, cell 5.
-replayed = Op("replayed", lambda x: x,
-              lambda g, out, x: g,               # d(the same values)/dx = 1
-              elementwise=True)
-
-
+# From book/12_checkpointing.ipynb, cell 8.
 class Segment:
     """One checkpointed call of f: its forward pass without a tape, and the VJPs
     that replay it. The first VJP the sweep calls replays f once for all inputs."""
@@ -72,8 +68,8 @@ class Segment:
         if isinstance(g, Tensor):   # create_graph: link each stand-in to its input
             for i in wanted:
                 standin, x = standins[i], inputs[i]
-                standin.op, standin.inputs, standin.arrays = replayed, (x,), (x.data,)
-                standin.parents = (x,)
+                standin.op, standin.inputs, standin.arrays = seen, (x,), (x.data,)
+                standin.parents, standin.params = (x,), {"value": x.data}
                 if not isinstance(grads[i], Tensor):
                     grads[i] = Tensor(grads[i], requires_grad=False)
         return grads
@@ -93,7 +89,7 @@ def checkpoint(f, *inputs):
     return Op("checkpoint", segment.forward, *vjps)(*inputs)
 
 
-# From book/12_checkpointing.ipynb, cell 13.
+# From book/12_checkpointing.ipynb, cell 16.
 class ArrayCensus(ModeBlock):
     """A block that counts, in its thread, the arrays that ops return inside Tensors
     (the values a tape can keep): how many are alive (.alive), the most alive at once

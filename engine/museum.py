@@ -13,7 +13,7 @@ import engine.ops as ops
 from engine.witness import torch_check, torch_error
 
 
-# From book/04_verification.ipynb, cell 41.
+# From book/04_verification.ipynb, cell 49.
 def missing_transpose(g, out, a, b):
     """matmul's rule for A with B's transpose forgotten: G B instead of G Bᵀ."""
     return ops.matmul_forward(g, b)
@@ -51,10 +51,11 @@ BUGS = {
 }
 
 
+# From book/04_verification.ipynb, cell 51.
 def swap(function, replacement):
     """Put `replacement` wherever the engine holds `function`: as a name in the
-    package or one of its modules (linear calls matmul's rules by name) and as a rule
-    of an op."""
+    package or any of its modules (one that imported the function holds a name of its
+    own) and as a rule of an op."""
     modules = [m for name, m in list(sys.modules.items())   # not the museum: its bugs
                if (name == "engine" or name.startswith("engine.")) and m is not None
                and name != __name__]
@@ -79,7 +80,7 @@ def planted(bug):
         swap(buggy, function)
 
 
-# From book/04_verification.ipynb, cell 43.
+# From book/04_verification.ipynb, cell 53.
 def outcome(check):
     """'caught' if the check raises or reports an error above its threshold, else
     'missed'."""

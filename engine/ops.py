@@ -13,7 +13,7 @@ from engine.forward import (
 )
 
 
-# From book/01_tape.ipynb, cell 8.
+# From book/01_tape.ipynb, cell 13.
 add = Op("add", np.add,
          lambda g, out, x, y: g,                 # d(x + y)/dx = 1
          lambda g, out, x, y: g,                 # d(x + y)/dy = 1
@@ -35,6 +35,7 @@ negative = Op("negative", np.negative,
               elementwise=True)
 
 
+# From book/01_tape.ipynb, cell 38.
 def power_vjp(g, out, x, exponent):
     """The local rule of xᵖ for a number p."""
     if exponent == 0:
@@ -72,7 +73,7 @@ relu = Op("relu", lambda x: np.maximum(x, 0),
           kink=lambda node: node.arrays[0] > 0)  # relu bends at 0: which side is x on?
 
 
-# From book/01_tape.ipynb, cell 11.
+# From book/01_tape.ipynb, cell 42.
 @tensor_methods
 class Arithmetic:
     """Python's operators and the elementwise functions, each calling its op."""
@@ -162,7 +163,7 @@ def number(exponent):
     return exponent
 
 
-# From book/02_matmul_vjp.ipynb, cell 9.
+# From book/02_matmul_vjp.ipynb, cell 12.
 def matmul_forward(a, b):
     """np.matmul, with errors that name both shapes."""
     try:
@@ -206,13 +207,13 @@ def matmul_vjp_b(g, out, a, b):
     return grad if b.ndim > 1 else grad.reshape(grad.shape[:-1])
 
 
-# From book/09_forward_mode.ipynb, cell 7 (grown from the version in book/02_matmul_vjp.ipynb, cell 9).
+# From book/09_forward_mode.ipynb, cell 11 (grown from the version in book/02_matmul_vjp.ipynb, cell 12).
 matmul = Op("matmul", matmul_forward, matmul_vjp_a, matmul_vjp_b,
             jvps=(lambda t, out, a, b: tangents_times(t, b),    # d(ab) = da b
                   lambda t, out, a, b: times_tangents(a, t)))   #   + a db
 
 
-# From book/02_matmul_vjp.ipynb, cell 11.
+# From book/02_matmul_vjp.ipynb, cell 14.
 def inverse_permutation(axes):
     """The axes that undo np.transpose(x, axes); None stays None (reversal undoes
     itself)."""
@@ -234,7 +235,7 @@ def reshape_forward(x, shape):
     return np.reshape(x, shape)
 
 
-# From book/09_forward_mode.ipynb, cell 8 (grown from the version in book/02_matmul_vjp.ipynb, cell 11).
+# From book/09_forward_mode.ipynb, cell 12 (grown from the version in book/02_matmul_vjp.ipynb, cell 14).
 def transpose_jvp(t, out, x, axes):
     """The tangents permuted as x was; the directions stay in front."""
     order = reversed(range(x.ndim)) if axes is None else (a % x.ndim for a in axes)
@@ -250,7 +251,7 @@ transpose = Op("transpose", np.transpose, transpose_vjp, jvps=(transpose_jvp,))
 reshape = Op("reshape", reshape_forward, reshape_vjp, jvps=(reshape_jvp,))
 
 
-# From book/02_matmul_vjp.ipynb, cell 11, continued.
+# From book/02_matmul_vjp.ipynb, cell 14, continued.
 def axes_argument(axes):
     """ndarray-style axes: f(1, 0), f((1, 0)) and f() all allowed; a tuple, or None for
     none."""
@@ -259,9 +260,15 @@ def axes_argument(axes):
     return None if axes is None or len(axes) == 0 else tuple(axes)
 
 
+def is_integer(value):
+    """Whether value is a Python or NumPy integer; not a bool, which Python counts as
+    an int."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def axis_index(function, ndim, axis):
     """`axis` counted from 0 (a negative axis counts from the end); checked."""
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+    if not is_integer(axis):
         raise TypeError(f"{function}: axes must be integers, got {axis!r}")
     if not -ndim <= axis < ndim:
         raise ValueError(
@@ -320,7 +327,7 @@ class Matrices:
         return transpose(self, axes=None)
 
 
-# From book/03_broadcasting.ipynb, cell 21.
+# From book/03_broadcasting.ipynb, cell 22.
 def reduced_axes(ndim, axis):
     """The axes a reduction over `axis` combines, counted from 0: all for None. A 0-d
     array takes axis 0 or -1, as in NumPy and PyTorch, and has none to combine."""
@@ -369,7 +376,7 @@ def ties(node):
     return x == node.data.reshape(kept_shape(x.shape, node.params["axis"]))
 
 
-# From book/09_forward_mode.ipynb, cell 9 (grown from the version in book/03_broadcasting.ipynb, cell 21).
+# From book/09_forward_mode.ipynb, cell 13 (grown from the version in book/03_broadcasting.ipynb, cell 22).
 def sum_jvp(t, out, x, axis, keepdims):
     """The tangents summed over the same axes, past the directions: d(Σx) = Σ dx."""
     return t.sum(axis=past_directions(reduced_axes(x.ndim, axis)), keepdims=keepdims)
@@ -388,7 +395,7 @@ reduce_max = Op("max", np.max, max_vjp, jvps=(max_jvp,), kink=ties,
                 shown_params=("axis",))
 
 
-# From book/03_broadcasting.ipynb, cell 21, continued.
+# From book/03_broadcasting.ipynb, cell 22, continued.
 @tensor_methods
 class Reductions:
     """The reductions over an axis, or over all axes by default."""
@@ -412,7 +419,7 @@ class Reductions:
         return total / n if n else total * np.nan    # 0 / 0, without NumPy's warning
 
 
-# From book/03_broadcasting.ipynb, cell 24.
+# From book/03_broadcasting.ipynb, cell 25.
 def index_forward(x, key):
     """x[key]."""
     return x[key]
@@ -435,7 +442,7 @@ def scatter_add_vjp(g, out, x, key, shape):
     return g[key]
 
 
-# From book/09_forward_mode.ipynb, cell 10 (grown from the version in book/03_broadcasting.ipynb, cell 24).
+# From book/09_forward_mode.ipynb, cell 14 (grown from the version in book/03_broadcasting.ipynb, cell 25).
 def index_jvp(t, out, x, key):
     """Each direction's tangent indexed as x was (directions last, out of the way)."""
     return directions_last(t, lambda u: u[with_trailing(key)])
@@ -452,7 +459,7 @@ scatter_add = Op("scatter_add", scatter_add_forward, scatter_add_vjp,
                  jvps=(scatter_add_jvp,))
 
 
-# From book/03_broadcasting.ipynb, cell 24, continued.
+# From book/03_broadcasting.ipynb, cell 25, continued.
 @tensor_methods
 class Indexing:
     """Indexing, with NumPy's keys: integers, slices, integer arrays and masks."""

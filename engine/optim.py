@@ -79,7 +79,7 @@ class SGD(Optimizer):
                 p.data = stored(p.data - self.lr * p.grad)
 
 
-# From book/05_spiral.ipynb, cell 34.
+# From book/05_spiral.ipynb, cell 39.
 class Momentum(Optimizer):
     """SGD with momentum, as torch.optim.SGD(params, lr, momentum=...): each parameter
     steps along a velocity, a decaying sum of its gradients."""
@@ -129,7 +129,7 @@ class Adam(Optimizer):
             p.data = stored(p.data - self.lr * m_hat / (np.sqrt(v_hat) + self.eps))
 
 
-# From book/07_adam.ipynb, cell 22.
+# From book/07_adam.ipynb, cell 26.
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter, 2019), as
     torch.optim.AdamW: every parameter shrinks towards 0 before Adam's step."""

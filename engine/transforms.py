@@ -9,7 +9,7 @@ from engine.core import backpropagate, enable_grad, Tensor, value_of
 from engine.forward import jvp
 
 
-# From book/09_forward_mode.ipynb, cell 34.
+# From book/09_forward_mode.ipynb, cell 38.
 def jacobian_forward(f, x, batched=True):
     """(the Jacobian of f at array x, the number of forward passes): one pass carrying
     all n input directions, or with batched=False n passes of one direction each."""
@@ -97,7 +97,7 @@ def gradient_of_dual(f, t):
     return grad(loss, [t], create_graph=True)[0]
 
 
-# From book/10_double_backprop.ipynb, cell 39.
+# From book/10_double_backprop.ipynb, cell 40.
 def gauss_newton_product(f, loss, x, v):
     """Jᵀ H J v at the array x: J the Jacobian of f at x, H the Hessian of the scalar
     function loss at f(x); without forming J or H."""

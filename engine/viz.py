@@ -56,9 +56,11 @@ def draw(root, names=None, values=False, grads=False, order=False,
          collapse_leaves=False, max_depth=None, rankdir="TB", max_uses=3):
     """The graph that produced `root` as a graphviz.Digraph, data along the edges.
 
-    A Tensor used by more than `max_uses` ops (a recurrent weight, a residual stream)
-    is drawn again, dashed, beside each op that uses it: one box with an edge to every
-    step of a long loop makes Graphviz take minutes."""
+    Top to bottom by default: a browser shrinks a picture wider than its column, labels
+    included, and a long graph laid out left to right soon is. A Tensor used by more
+    than `max_uses` ops (a recurrent weight, a residual stream) is drawn again, dashed,
+    beside each op that uses it: one box with an edge to every step of a long loop
+    makes Graphviz take minutes."""
     if not isinstance(root, Tensor):
         raise TypeError(f"draw: root must be a Tensor, got {type(root).__name__}")
     use_available_dot()
@@ -75,8 +77,10 @@ def draw(root, names=None, values=False, grads=False, order=False,
     folded = {id(n) for n in nodes
               if collapse_leaves and n.op is None and n is not root}
 
-    dot = graphviz.Digraph(graph_attr={"rankdir": rankdir},
-                           node_attr={"fontname": "Helvetica", "fontsize": "10"},
+    # compact: short ranks and snug nodes keep a drawing small, and so legible
+    dot = graphviz.Digraph(graph_attr={"rankdir": rankdir, "ranksep": "0.3"},
+                           node_attr={"fontname": "Helvetica", "fontsize": "10",
+                                      "height": "0.3", "margin": "0.16,0.03"},
                            edge_attr={"arrowsize": "0.6"})
     for node in nodes:
         key = id(node)

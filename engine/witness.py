@@ -15,7 +15,7 @@ from engine.forward import jvp
 from engine.nn import cross_entropy
 
 
-# From book/04_verification.ipynb, cell 27.
+# From book/04_verification.ipynb, cell 32.
 def torch_mlp(weights, X):
     """The MLP's logits computed by PyTorch from torch tensors [W0, b0, W1, b1, ...]
     (the order of MLP.params), in their dtype."""
@@ -52,7 +52,7 @@ def torch_check(model, X, targets):
     return abs(loss.item() - torch_loss.item()), float(grad_difference)
 
 
-# From book/04_verification.ipynb, cell 36.
+# From book/04_verification.ipynb, cell 44.
 def torch_error(case, shapes, seed=0):
     """Worst relative error between the engine and PyTorch (value and VJPs), for one
     shape case."""
@@ -70,7 +70,7 @@ def torch_error(case, shapes, seed=0):
     return max(errors)
 
 
-# From book/09_forward_mode.ipynb, cell 30.
+# From book/09_forward_mode.ipynb, cell 34.
 def jvp_torch_error(case, shapes, seed=0):
     """Relative error between the engine's J u and torch.func.jvp's, for one case."""
     import torch  # a witness only

@@ -107,3 +107,26 @@ def test_every_checker_is_exercised():
     called = {name for notebook, label, _, _ in EXERCISES
               for name in checkers if name + "(" in solution_cells(notebook, label)[1]}
     assert checkers <= called | {"check_op"}, f"untested checkers: {checkers - called}"
+
+
+WEEK_ONE = [entry for entry in EXERCISES if entry[0][:2] in ("01", "02", "03")]
+
+
+@pytest.mark.parametrize("notebook, label, mistake, phrases", WEEK_ONE, ids=map(ids, WEEK_ONE))
+def test_a_chapters_checker_needs_no_later_task(notebook, label, mistake, phrases,
+                                                monkeypatch):
+    """The checkers of chapters 1 to 3 judge a correct answer while the tasks of later
+    chapters are still stubs, as in a student's edition: `grad` (chapter 10) and `jvp`
+    (chapter 9) raise NotImplementedError wherever the engine holds them."""
+    import sys
+
+    def stub(*args, **kwargs):
+        raise NotImplementedError("a later chapter's task, not done yet")
+
+    for name, module in list(sys.modules.items()):
+        if (name == "engine" or name.startswith("engine.")) and module is not None:
+            for later in ("grad", "jvp"):
+                if hasattr(module, later):
+                    monkeypatch.setattr(module, later, stub)
+    printed = run(notebook, label)
+    assert "✓" in printed and "✗" not in printed, printed

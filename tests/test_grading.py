@@ -7,6 +7,7 @@ and a zero local rule earn nothing; correct solutions written differently from t
 full marks; a task that never ends times out and the others are still scored."""
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,10 @@ def test_the_edition_is_complete(untouched):
     assert "\ntorch==" not in without and "\nnumpy==" in without
     for task in tasks.TASKS:
         assert f"| {task.id} |" in readme
+    # every file outside book/ that a chapter reads (a path such as "../benchmarks/x.json")
+    for path in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
+        for read in set(re.findall(r'"\.\./([\w./-]+\.\w+)', path.read_text(encoding="utf-8"))):
+            assert (untouched / read).exists(), f"{path.name} reads {read}"
 
 
 def test_every_task_is_stubbed_and_no_solution_is_left(untouched):

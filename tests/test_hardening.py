@@ -188,7 +188,9 @@ def test_backward_takes_a_tensor_seed():
 
 @pytest.mark.parametrize("flip_to", [False, True])
 def test_flipping_requires_grad_after_the_forward_follows_the_recorded_graph(flip_to):
-    # PyTorch: the graph is what the forward recorded; flipping the flag later changes nothing
+    # The graph is what the forward recorded: a leaf switched off afterwards still gets its
+    # gradient (PyTorch leaves such a leaf's .grad at None: chapter 16's table), and one
+    # switched on afterwards was never part of the graph
     x, y = Tensor([1.0, 2.0], requires_grad=not flip_to), Tensor([3.0, 4.0])
     loss = (x * y).sum()
     x.requires_grad = flip_to

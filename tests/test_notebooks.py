@@ -99,3 +99,21 @@ def test_code_lines_fit_the_column(path):
             for index, source, _, _ in code_cells(path)
             for number, line in enumerate(source.splitlines(), 1) if len(line) > 88]
     assert not long, f"{path.name}: code lines over 88 characters:\n" + "\n".join(long)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_glued_values_are_plain_python(path):
+    """A value glued into the prose is stored as its text; the text of a NumPy scalar
+    (np.float64(0.5)) is not a number that myst_nb can format, and `jupyter-book build -W`
+    fails on it: glue Python numbers (float(x), int(n))."""
+    offenders = []
+    for index, source, tags, outputs in code_cells(path):
+        for output in outputs:
+            if "scrapbook" not in output.get("metadata", {}):
+                continue
+            text = "".join("".join(value) for key, value in output.get("data", {}).items()
+                           if key.endswith("text/plain"))
+            if text.startswith("np.") or "np.float" in text or "np.int" in text:
+                offenders.append(f"cell {index}: {output['metadata']['scrapbook'].get('name')}"
+                                 f" = {text[:60]}")
+    assert not offenders, offenders

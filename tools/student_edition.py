@@ -22,7 +22,8 @@ import export_engine  # noqa: E402
 from autograder import notebooks, tasks  # noqa: E402
 
 COPIED = ["_config.yml", "_toc.yml", "_ext", "_static", "LICENSE", "tools/export_engine.py",
-          "engine/__init__.py", "benchmarks/results.json", "requirements.txt",
+          "engine/__init__.py", "benchmarks/results.json", "benchmarks/transformer.json",
+          "requirements.txt",
           "autograder/__init__.py", "autograder/tasks.py", "autograder/notebooks.py",
           "autograder/checks.py", "autograder/runner.py", "autograder/grading.py"]
 
@@ -59,9 +60,11 @@ def write_edition(out):
             shutil.copy(source, target)
     for module, text in export_engine.exported_modules(out / "book").items():
         (out / "engine" / module).write_text(text, encoding="utf-8")
+    init = (ROOT / "autograder" / "__init__.py").read_text(encoding="utf-8")
+    code = init[init.index('"""', 3) + 3:]          # check_task, after the course's docstring
     (out / "autograder" / "__init__.py").write_text(
-        '"""The student-side checks: each task\'s cases, judged as the course judges them."""\n',
-        encoding="utf-8")
+        '"""The student-side checks: `check_task` runs each task\'s cases on your definitions,\n'
+        'judged as the course judges them."""\n\n\n' + code.lstrip("\n"), encoding="utf-8")
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
     (out / "requirements-no-torch.txt").write_text(
         "\n".join(line for line in requirements if not line.startswith("torch==")) + "\n",
