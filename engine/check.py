@@ -40,8 +40,8 @@ def numerical_gradient(f, x, eps=1e-6):
 
 # From book/04_verification.ipynb, cell 21.
 def kink_pattern(output):
-    """For every non-smooth op in output's graph, the side of its kink each input entry
-    lies on."""
+    """For every op in output's graph that declares a kink (op.kink), the side of it
+    each input entry lies on; a kink inside an op that declares none is not seen."""
     return [node.op.kink(node) for node in topological_order(output)
             if node.op is not None and node.op.kink is not None]
 
@@ -66,7 +66,8 @@ def gradcheck(loss_fn, params, eps=1e-6, detect_kinks=True):
     """Compare backward() with central differences on every entry of every parameter.
 
     `loss_fn()` builds the scalar loss from the Tensors in `params`. Entries whose +-eps
-    perturbations straddle a kink are counted in `kinks` and left out of the comparison
+    perturbations straddle a kink that an op declares are counted in `kinks` and left
+    out of the comparison
     (with detect_kinks=False every entry is compared, as a naive checker would)."""
     for i, p in enumerate(params):
         if not isinstance(p, Tensor):
@@ -100,6 +101,17 @@ def gradcheck(loss_fn, params, eps=1e-6, detect_kinks=True):
 
 
 # From book/04_verification.ipynb, cell 42.
+def projected_gradients(f, arrays, G, tensor=Tensor):
+    """For each input, central differences of sum(f(*inputs) * G) with respect to it,
+    the other inputs held: what the sweep seeded with G must give. f takes Tensors
+    (of class `tensor`); nothing is recorded."""
+    def projected(i, v):
+        values = [tensor(v if j == i else a, requires_grad=False)
+                  for j, a in enumerate(arrays)]
+        return float(np.sum(f(*values).data * G))
+    return [numerical_gradient(partial(projected, i), a) for i, a in enumerate(arrays)]
+
+
 def finite_difference_error(case, shapes, seed=0):
     """Worst relative error between the tape's VJPs and central differences, for one
     shape case."""
@@ -109,14 +121,11 @@ def finite_difference_error(case, shapes, seed=0):
     tensors = [Tensor(a) for a in arrays]
     (case.engine(*tensors) * G).sum().backward()
     errors = []
-    for i, t in enumerate(tensors):
-        def projected(v, i=i):
-            return (case.engine(*[Tensor(v) if j == i else Tensor(a) for j,
-                                  a in enumerate(arrays)]) * G).sum()
+    for t, expected in zip(tensors, projected_gradients(case.engine, arrays, G)):
         if t.grad.shape != t.shape:
             raise ValueError(f"a gradient of shape {t.grad.shape} "
                              f"for an input of shape {t.shape}")
-        errors.append(relative_error(t.grad, numerical_gradient(projected, arrays[i])))
+        errors.append(relative_error(t.grad, expected))
     return max(errors)
 
 
@@ -166,6 +175,15 @@ def jvp_vjp_consistency_error(case, shapes, seed=0):
     return abs(left - right) / max(abs(left) + abs(right), 1e-300)
 
 
+def directional_derivative(f, arrays, directions, h=1e-6):
+    """J u by central differences, (f(x + h u) - f(x - h u)) / 2h: f takes and returns
+    arrays, and each input x moves along its direction u (None: held where it is)."""
+    def at(step):
+        return np.asarray(f(*[a if u is None else a + step * u
+                              for a, u in zip(arrays, directions)]))
+    return (at(h) - at(-h)) / (2 * h)
+
+
 def jvp_batch_error(case, shapes, seed=0, k=3):
     """Relative difference between one jvp pass with k directions and k with one."""
     arrays, us, _ = jvp_setup(case, shapes, seed, k)
@@ -174,7 +192,7 @@ def jvp_batch_error(case, shapes, seed=0, k=3):
     return relative_error(together, np.stack(apart))
 
 
-# From book/10_double_backprop.ipynb, cell 20.
+# From book/10_double_backprop.ipynb, cell 22.
 def scaled_error(a, b):
     """‖a - b‖ / max(‖a‖ + ‖b‖, 1): relative for large values, absolute for small."""
     scale = max(np.linalg.norm(a) + np.linalg.norm(b), 1.0)

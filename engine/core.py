@@ -442,7 +442,7 @@ def graph_footprint(root):
     return len(recorded), sum(node.data.nbytes for node in recorded)
 
 
-# From book/10_double_backprop.ipynb, cell 11.
+# From book/10_double_backprop.ipynb, cell 13.
 class enable_grad(ModeBlock):
     """Within the block, ops record again, even inside no_grad or a jvp."""
 

@@ -6,9 +6,10 @@ from functools import partial
 import numpy as np
 
 from engine.check import (
+    directional_derivative,
     finite_difference_error,
     jvp_vjp_consistency_error,
-    numerical_gradient,
+    projected_gradients,
     second_order_error,
 )
 from engine.core import backpropagate, Tensor
@@ -237,25 +238,21 @@ def check_bug_finder(check):
 
 
 # From book/09_forward_mode.ipynb, cell 53.
-def directional_difference(f, arrays, i, u, h=1e-6):
-    """J_i u by central differences, (f(x_i + h u) - f(x_i - h u)) / 2h, with the other
-    inputs held where they are."""
-    def at(step):
-        values = [Tensor(a + step * u if j == i else a, requires_grad=False)
-                  for j, a in enumerate(arrays)]
-        return f(*values).data
-    return (at(h) - at(-h)) / (2 * h)
-
-
 def jvp_problems(f, arrays, label, k=3):
     """The problems with f's forward rules: for each input, the tangent jvp computes
     along random directions of that input, one per pass and k in one batched pass,
     against central differences along the same directions."""
+    def plain(*values):
+        """f on arrays, recording nothing."""
+        return f(*[Tensor(v, requires_grad=False) for v in values]).data
+
     rng = np.random.default_rng(2)
     problems = []
     for i, a in enumerate(arrays):
         us = rng.standard_normal((k,) + np.shape(a))
-        expected = np.stack([directional_difference(f, arrays, i, u) for u in us])
+        expected = np.stack([directional_derivative(
+            plain, arrays, [u if j == i else None for j in range(len(arrays))])
+            for u in us])
         one = [us[0] if j == i else np.zeros(np.shape(b)) for j, b in enumerate(arrays)]
         batch = [us if j == i else np.zeros((k,) + np.shape(b))
                  for j, b in enumerate(arrays)]
@@ -390,12 +387,8 @@ def vjp_problems(f, arrays, label, tensor=Tensor):
     except Exception as error:                # the forward ran: a local rule failed
         return [f"{label}, the sweep through your local rules: {said(error)}"]
     problems = []
-    for i, (x, a) in enumerate(zip(tensors, arrays)):
-        def loss(v, i=i):
-            values = [tensor(b, requires_grad=False) for b in arrays]
-            values[i] = tensor(v, requires_grad=False)
-            return float(np.sum(f(*values).data * r))
-        expected = numerical_gradient(loss, a)
+    expected_gradients = projected_gradients(f, arrays, r, tensor)
+    for i, (x, a, expected) in enumerate(zip(tensors, arrays, expected_gradients)):
         got = np.zeros(np.shape(a)) if x.grad is None else x.grad
         problems.append(difference(f"{label}, gradient of input {i}", got, expected,
                                    rtol=1e-5, atol=1e-7))

@@ -64,7 +64,7 @@ def grad(output, inputs, create_graph=False):
     return [z if g is None else g for g, z in zip(grads, zeros)]
 
 
-# From book/10_double_backprop.ipynb, cell 13.
+# From book/10_double_backprop.ipynb, cell 15.
 def direction_array(x, v):
     """v as a float64 array; a ValueError naming both shapes unless it has x's shape."""
     v = np.asarray(value_of(v), dtype=np.float64)
@@ -97,7 +97,7 @@ def gradient_of_dual(f, t):
     return grad(loss, [t], create_graph=True)[0]
 
 
-# From book/10_double_backprop.ipynb, cell 40.
+# From book/10_double_backprop.ipynb, cell 42.
 def gauss_newton_product(f, loss, x, v):
     """Jᵀ H J v at the array x: J the Jacobian of f at x, H the Hessian of the scalar
     function loss at f(x); without forming J or H."""

@@ -11,7 +11,7 @@ traceback leads back to the book.
 
 The book grows some definitions: chapter 1's first `Tensor` is the smallest that works, and the
 chapter that needs more (speed, a switch, a guard) shows the grown version in a cell whose first
-line is `#| export tensor (replaces Tensor)`. Such a cell takes the place of the definitions it
+line is `#| export core (replaces Tensor)`. Such a cell takes the place of the definitions it
 names, where the first of them stood, so the module holds only the last version of each name;
 naming something no earlier cell defines is an error, and so is defining a name twice without
 saying so.
@@ -180,10 +180,16 @@ def free_names(code):
 
 def import_cycle(imports):
     """A chain of engine modules that import each other in a circle, or None."""
-    needs = {module: {f"{node.module.split('.')[-1]}.py" for node in nodes
-                      if isinstance(node, ast.ImportFrom) and node.module
-                      and node.module.startswith("engine.")}
-             for module, nodes in imports.items()}
+    def imported(node):
+        """The engine modules an import statement names (`from engine.X import ...` and
+        `import engine.X as Y` alike)."""
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            names = [alias.name for alias in node.names]
+        return {f"{name.split('.')[-1]}.py" for name in names if name.startswith("engine.")}
+
+    needs = {module: set().union(*map(imported, nodes)) for module, nodes in imports.items()}
     for start in needs:
         path, stack = [], [(start, [start])]
         while stack:
