@@ -191,7 +191,6 @@ def sweep_problem(got, values, program, seed, what):
     differences of the same computation."""
     if not isinstance(got, dict):
         return f"{what}: the run returned nothing to judge"
-    from engine import Tensor
 
     def loss(vector):
         _, root = built(vector, program)

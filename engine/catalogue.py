@@ -181,7 +181,8 @@ OP_CASES = OP_CASES + CONVOLUTION_CASES
 
 
 # From book/13_transformer.ipynb, cell 26.
-# tokens with repeats (their gradients add up); the mask causal_mask(4) returns; targets
+# tokens with repeats (their gradients add up); the mask causal_mask(4) returns, written
+# out (causal_mask is a graded task: the catalogue must load before it is done); targets
 # with -1 where a name has ended (no target)
 TOKENS = np.array([[0, 3, 3, 1], [4, 0, 2, 2]])
 CAUSAL = np.triu(np.full((4, 4), -np.inf), k=1)
@@ -196,11 +197,11 @@ def residual_mlp(h, gain, bias, W1, b1, W2, b2):
     return h + linear(linear(rows, W1, b1).relu(), W2, b2).reshape(B, T, d)
 
 
-def layer_norm_composite(x, gain, bias):
-    """Layer norm from the engine's older ops: mean, subtract, multiply, power."""
+def normalized_composite(x, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) over the last axis from the engine's older ops
+    (mean, subtract, multiply, add, power): layer_norm's op written without it."""
     centred = x - x.mean(axis=-1, keepdims=True)
-    variance = (centred * centred).mean(axis=-1, keepdims=True)
-    return centred * (variance + 1e-5) ** -0.5 * gain + bias
+    return centred * ((centred * centred).mean(axis=-1, keepdims=True) + eps) ** -0.5
 
 
 def torch_layer_norm(x, gain=None, bias=None):
@@ -244,7 +245,8 @@ TRANSFORMER_CASES = [
          torch_layer_norm, family=ShapeFamily("array", (1, 3), (5, 6))),
     case("layer_norm, gain and bias", layer_norm,
          [((4, 5), (5,), (5,)), ((2, 3, 6), (6,), (6,))], torch_layer_norm),
-    case("layer norm from mean and power", layer_norm_composite,
+    case("layer norm from mean and power",
+         lambda x, gain, bias: normalized_composite(x) * gain + bias,
          [((4, 5), (5,), (5,))], torch_layer_norm),
     case("causal self-attention, 2 heads",
          lambda x, *weights: attention(x, *weights, heads=2, mask=CAUSAL),

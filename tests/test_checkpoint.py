@@ -4,7 +4,7 @@ arrays and recorded nodes (never bytes or times)."""
 import numpy as np
 import pytest
 
-from engine import ArrayCensus, Op, Tensor, checkpoint, grad, jvp, no_grad
+from engine import ArrayCensus, Tensor, checkpoint, grad, jvp, no_grad
 from engine.nn import linear
 from engine.core import graph_footprint, modes
 

@@ -2,7 +2,6 @@
 given twice, and a clear error for an input that is not a Tensor."""
 import numpy as np
 import pytest
-import torch
 
 from engine.core import Tensor
 from engine.transforms import grad

@@ -12,7 +12,6 @@ configuration and prints their fingerprint, so the run shows that the bits reall
 configuration changes any bit, the matrix proves nothing and fails.
 """
 import argparse
-import hashlib
 import os
 import platform
 import subprocess
