@@ -35,7 +35,7 @@ test-numerics: $(VENV)/installed
 	$(BIN)/python tools/numerics_matrix.py
 
 export: $(VENV)/installed
-	$(BIN)/python tools/export_engine.py
+	$(BIN)/python -m course.export
 
 # Re-resolve requirements.in to the newest versions it allows and pin them all in requirements.txt.
 # torch's local label (+cpu, from a CPU-only wheel) is dropped so that the pin reads torch==X.Y.Z.

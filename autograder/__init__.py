@@ -17,7 +17,7 @@ def check_task(*definitions, seed=0):
     from types import SimpleNamespace
 
     from autograder import checks, runner, tasks
-    from engine.exercises import verdict
+    from course.exercises import verdict
     names = [getattr(d, "__name__", None) for d in definitions]
     task = next((t for t in tasks.TASKS if any(n in t.names or n == t.names[0].split(".")[0]
                                                for n in names)), None)

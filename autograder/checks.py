@@ -40,8 +40,8 @@ def cases(task, seed):
 
 
 def difference(what, got, expected, rtol=1e-6, atol=1e-8):
-    """The book's comparison in words (engine.exercises.difference): None if they match."""
-    from engine.exercises import difference as in_words
+    """The book's comparison in words (course.exercises.difference): None if they match."""
+    from course.exercises import difference as in_words
     return in_words(what, got, expected, rtol=rtol, atol=atol)
 
 
@@ -510,7 +510,7 @@ def graph_stats_cases(rng):
 
     def judge_for(values, program, what):
         def judge(got):
-            from engine.exercises import counted_stats
+            from course.exercises import counted_stats
             graph, root = built(values, program)
             expected = counted_stats(root)
             number = {id(node): k for k, node in enumerate(graph.nodes)}
@@ -704,7 +704,7 @@ def mode_cases(rng):
 
 def directional(f, arrays, us):
     """J u by central differences, f on NumPy arrays: the course's oracle (engine.check)."""
-    from engine.check import directional_derivative
+    from course.verification import directional_derivative
     return directional_derivative(f, arrays, us)
 
 
@@ -1110,7 +1110,7 @@ def directional_check_cases(rng):
         arrays = [rng.uniform(-2, 2, s) for s in shapes]
 
         def run(found):
-            from engine.museum import planted
+            from course.museum import planted
             unplanted = float(found.directional_check(f, arrays, seed=1))
             with planted(bug):
                 try:

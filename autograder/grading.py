@@ -20,12 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder import notebooks, tasks
+from course import export
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import export_engine  # noqa: E402  (the course's exporter)
-
-sys.path.pop(0)
 
 INTEGRATION_POINTS = 20
 DEFAULT_TIMEOUT = 60.0
@@ -57,38 +54,38 @@ def notebook_folder(submission):
 
 def reference_cells():
     """The course's exported cells, as the exporter lists them."""
-    return list(export_engine.exported_cells(ROOT / "book"))
+    return list(export.exported_cells(ROOT / "book"))
 
 
 def engine_names(cells):
     """Every top-level name the reference engine defines."""
-    return {name for cell in cells for name in export_engine.defined_names(cell[3])}
+    return {name for cell in cells for name in export.defined_names(cell[3])}
 
 
 def home(task, cells):
-    """(position in `cells`, module) of the reference cell that defines the task, or
+    """(position in `cells`, dotted module) of the reference cell that defines the task, or
     (None, None) for a task written in a cell that is not part of the engine."""
     for k, (module, notebook, _, code, _) in enumerate(cells):
         if notebook == task.notebook and notebooks.owner(task.names[0]) in \
-                notebooks.top_level(notebooks.ast.parse(code)):
-            return k, module[:-3]
+                export.defined_names(code):
+            return k, module
     return None, None
 
 
 def write_engine(folder, modules):
-    """Write an engine package (modules from the exporter, the course's __init__.py)."""
-    package = folder / "engine"
-    package.mkdir(parents=True)
-    for name, text in modules.items():
-        (package / name).write_text(text, encoding="utf-8")
-    shutil.copy(ROOT / "engine" / "__init__.py", package / "__init__.py")
+    """Write the exported packages, engine and course (modules from the exporter, each
+    package's __init__.py from the course), into `folder`."""
+    for package in export.PACKAGES:
+        (folder / package).mkdir(parents=True)
+        shutil.copy(ROOT / package / "__init__.py", folder / package / "__init__.py")
+    export.write_modules(folder, modules)
     return folder
 
 
 def modules_or_error(cells):
     """The exporter's modules for `cells`, or its complaint as a LookupError."""
     try:
-        return export_engine.modules_from(cells)
+        return export.modules_from(cells)
     except SystemExit as complaint:
         raise LookupError(f"the course's exporter refused the code: {complaint}") from None
 
@@ -129,9 +126,9 @@ class Submission:
 
 
 def exported_from(notebook, cells):
-    """The engine modules that a notebook's cells export into ('tensor', 'check', ...): a task
-    cell of that notebook sees their names, as the chapter's own cells do."""
-    return list(dict.fromkeys(module[:-3] for module, name, *_ in cells if name == notebook))
+    """The modules that a notebook's cells export into ('engine.core', 'course.catalogue',
+    ...): a task cell of that notebook sees their names, as the chapter's own cells do."""
+    return list(dict.fromkeys(module for module, name, *_ in cells if name == notebook))
 
 
 def preamble(task):
@@ -170,7 +167,7 @@ def whole_engine(submission, folder):
     exporter, in `folder`; a LookupError if the exporter refuses their cells."""
     book = submission.book(folder / "book")
     return write_engine(folder / "package", modules_or_error(
-        list(export_engine.exported_cells(book))))
+        list(export.exported_cells(book))))
 
 
 def whole(task, submission, cells, engine_dir):
@@ -189,7 +186,7 @@ def whole(task, submission, cells, engine_dir):
 def run_child(spec, workdir, timeout):
     """Run one task's cases in a child process: {label: result} and the tasks it called."""
     out = workdir / "results.jsonl"
-    spec = dict(spec, out=str(out), course=str(ROOT))
+    spec = dict(spec, out=str(out))
     (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("PYTHONPATH", "PYTHONSTARTUP")}
@@ -197,8 +194,7 @@ def run_child(spec, workdir, timeout):
     started = time.perf_counter()
     timed_out = False
     with open(workdir / "output.txt", "wb") as output:
-        start = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-                 f"from autograder.runner import main; main({str(workdir / 'spec.json')!r})")
+        start = f"from autograder.runner import main; main({str(workdir / 'spec.json')!r})"
         child = subprocess.Popen([sys.executable, "-I", "-c", start], cwd=workdir, stdout=output,
                                  stderr=subprocess.STDOUT, env=environment,
                                  start_new_session=True)

@@ -6,7 +6,7 @@ import ast
 import json
 from pathlib import Path
 
-EXPORT = "#| export"
+from course.export import export_tag, span, top_level_definitions
 
 
 def read_notebook(path):
@@ -26,12 +26,6 @@ def code_cells(notebook):
             if cell.get("cell_type") == "code"]
 
 
-def export_target(source):
-    """The engine module a cell exports to ('tensor' for `#| export tensor`), or None."""
-    first = source.split("\n", 1)[0].strip()
-    return first[len(EXPORT):].split()[0] if first.startswith(EXPORT + " ") else None
-
-
 def parsed(source):
     """The cell's syntax tree, or None if it does not parse (magics, a reader's typo)."""
     try:
@@ -40,29 +34,9 @@ def parsed(source):
         return None
 
 
-def top_level(tree):
-    """{name: node} for the functions, classes and simply assigned names of a module tree."""
-    found = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found[node.name] = node
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    found[target.id] = node
-    return found
-
-
 def owner(name):
     """The top-level name that holds `name`: 'Adam' for the method 'Adam.step'."""
     return name.split(".")[0]
-
-
-def span(node):
-    """(first, last) line of a definition, decorators included (1-based, inclusive)."""
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno] + [d.lineno for d in decorators]), node.end_lineno
 
 
 def find_cell(notebook, names):
@@ -72,9 +46,9 @@ def find_cell(notebook, names):
     found = exported = None
     for index, source in code_cells(notebook):
         tree = parsed(source)
-        if tree is not None and owner(names[0]) in top_level(tree):
+        if tree is not None and owner(names[0]) in top_level_definitions(tree):
             found = index, source
-            if export_target(source):
+            if export_tag(source):
                 exported = found
     return exported or found
 
@@ -130,7 +104,7 @@ def preamble(notebook, index):
         if k >= index:
             break
         tree = parsed(source)
-        if tree is None or export_target(source):
+        if tree is None or export_tag(source):
             continue
         for node in tree.body:
             kept = isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef,
@@ -146,7 +120,7 @@ def stub(source, names, message):
     signature and docstring of each method, whose bodies raise; 'Class.method' stubs one
     method. Comments inside a stubbed body go with it."""
     tree = ast.parse(source)
-    defined = top_level(tree)
+    defined = top_level_definitions(tree)
     cuts = []
     for name in names:
         node = defined[owner(name)]
@@ -179,7 +153,7 @@ def substitute(reference, student, names, origin, known=()):
     names it has) come along. The student's code is framed by marker comments that name
     `origin`, so that an error in it can be traced back to the notebook."""
     ours, theirs = ast.parse(reference), ast.parse(student)
-    ours_defined, theirs_defined = top_level(ours), top_level(theirs)
+    ours_defined, theirs_defined = top_level_definitions(ours), top_level_definitions(theirs)
     owners = list(dict.fromkeys(owner(name) for name in names))
     missing = [name for name in owners if name not in theirs_defined]
     if missing:
@@ -216,7 +190,7 @@ def stub_cell(source, tasks):
     tree = parsed(source)
     if tree is None:
         return source
-    defined = top_level(tree)
+    defined = top_level_definitions(tree)
     for task in tasks:
         present = [name for name in task.names if owner(name) in defined]
         if not present:
@@ -226,11 +200,11 @@ def stub_cell(source, tasks):
         source = stub(source, [n for n in present if n not in assigned], stub_message(task))
         for name in assigned:
             tree = ast.parse(source)
-            first, last = span(top_level(tree)[name])
+            first, last = span(top_level_definitions(tree)[name])
             lines = source.splitlines()
             lines[first - 1:last] = [f"{name} = None   # {stub_message(task)}"]
             source = "\n".join(lines) + "\n"
-        defined = top_level(ast.parse(source))
+        defined = top_level_definitions(ast.parse(source))
     return source
 
 

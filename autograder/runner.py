@@ -7,6 +7,8 @@ case, flushed at once, so that a timeout keeps what finished) and, for a task wr
 notebook cell that is not part of the engine, that cell's code. Nothing here judges: the grader
 reads the lines and judges them in its own process."""
 import ast
+import importlib
+import importlib.util
 import json
 import sys
 import traceback
@@ -70,7 +72,7 @@ def student_regions(engine_dir):
     """{file: [(first, last, origin)]}: the student's code in the engine the grader built, as
     the marker comments of autograder.notebooks.substitute frame it."""
     regions = {}
-    for path in Path(engine_dir, "engine").glob("*.py"):
+    for path in sorted(Path(engine_dir).glob("*/*.py")):
         start = origin = None
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.startswith("# >>> student code: "):
@@ -85,10 +87,9 @@ def resolve(task, spec):
     """The task's definitions as a namespace, from the engine or from the task's cell."""
     found = {}
     if spec.get("cell") is not None:
-        import importlib
         import linecache
         namespace = {"__name__": "student_cell"}
-        for module in ["engine"] + [f"engine.{m}" for m in spec.get("modules", [])]:
+        for module in ["engine"] + spec.get("modules", []):
             space = vars(importlib.import_module(module))
             public = space.get("__all__") or [k for k in space if not k.startswith("_")]
             namespace.update({k: space[k] for k in public if k in space})
@@ -103,8 +104,7 @@ def resolve(task, spec):
         exec(compile(spec["cell"], spec["cell_origin"], "exec"), namespace)
         source = namespace
     else:
-        import importlib
-        module = importlib.import_module(f"engine.{spec['module']}")
+        module = importlib.import_module(spec["module"])
         source = vars(module)
     for name in task.names:
         top = name.split(".")[0]
@@ -114,10 +114,21 @@ def resolve(task, spec):
     return SimpleNamespace(**found)
 
 
+def load_packages(folder, names=("engine", "course")):
+    """Import the packages `names` from `folder` (the engine the grader assembled), in the
+    place of any installed ones; their modules are then found in that folder too."""
+    for name in names:
+        where = Path(folder, name)
+        spec = importlib.util.spec_from_file_location(
+            name, where / "__init__.py", submodule_search_locations=[str(where)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
 def main(spec_path):
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
-    sys.path.insert(0, spec["engine"])
-    sys.path.insert(1, spec["course"])
+    load_packages(spec["engine"])
     import engine
     if not str(Path(engine.__file__).resolve()).startswith(str(Path(spec["engine"]).resolve())):
         raise SystemExit(f"imported the wrong engine: {engine.__file__}")
@@ -164,12 +175,11 @@ def main(spec_path):
 def watched_code(tasks, task_modules, task):
     """{code object: task id} for the definitions of every other task that lives in the engine:
     the runs record which of them they call, so the grader can say what a failure blocks."""
-    import importlib
     watched = {}
     for other_id, module in task_modules.items():
         if other_id == task.id:
             continue
-        space = vars(importlib.import_module(f"engine.{module}"))
+        space = vars(importlib.import_module(module))
         for name in tasks.BY_ID[other_id].names:
             obj = space.get(name.split(".")[0])
             if "." in name:

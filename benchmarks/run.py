@@ -32,7 +32,7 @@ from engine.core import graph_footprint, no_grad, Tensor  # noqa: E402
 from engine.forward import jvp  # noqa: E402
 from engine.ops import relu  # noqa: E402
 from engine.transforms import jacobian_forward, jacobian_reverse  # noqa: E402
-from engine.witness import torch_mlp  # noqa: E402
+from course.witness import torch_mlp  # noqa: E402
 
 SPIRAL = "spiral [2,64,64,3] b300"
 NETS = {SPIRAL: ([2, 64, 64, 3], 300),

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
 from engine import numerical_gradient
-from engine.catalogue import CONVOLUTION_CASES
-from engine.check import finite_difference_error
-from engine.witness import second_order_torch_error, torch_error
+from course.catalogue import CONVOLUTION_CASES
+from course.verification import finite_difference_error
+from course.witness import second_order_torch_error, torch_error
 from engine.nn import conv2d, max_pool2d
 from engine.core import Tensor
 

@@ -101,9 +101,9 @@ def test_a_planted_mistake_is_named(notebook, label, mistake, phrases):
 
 
 def test_every_checker_is_exercised():
-    """Each check_* function of engine.exercises is called by some solution in the table."""
-    import engine.exercises
-    checkers = {name for name in dir(engine.exercises) if name.startswith("check_")}
+    """Each check_* function of course.exercises is called by some solution in the table."""
+    import course.exercises
+    checkers = {name for name in dir(course.exercises) if name.startswith("check_")}
     called = {name for notebook, label, _, _ in EXERCISES
               for name in checkers if name + "(" in solution_cells(notebook, label)[1]}
     assert checkers <= called | {"check_op"}, f"untested checkers: {checkers - called}"

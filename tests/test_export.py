@@ -1,39 +1,76 @@
-"""The engine package is generated from the book: it must be exactly what the notebooks export."""
+"""The engine and course packages are generated from the book: they must be exactly what the
+notebooks export, and the engine never imports the course."""
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from course import export
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_engine_matches_the_notebooks():
-    result = subprocess.run([sys.executable, "tools/export_engine.py", "--check"],
-                            cwd=ROOT, capture_output=True, text=True)
+@pytest.mark.parametrize("command", [["tools/export_engine.py", "--check"],
+                                     ["-m", "course.export", "--check"]])
+def test_engine_matches_the_notebooks(command):
+    result = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True,
+                            text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_check_detects_a_stale_engine(tmp_path, monkeypatch):
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import export_engine
-    finally:
-        sys.path.pop(0)
-    (tmp_path / "engine").mkdir()
-    for module, text in export_engine.exported_modules().items():
-        (tmp_path / "engine" / module).write_text(text.replace("d(xy)/dx = y", "d(xy)/dx = x"))
-    monkeypatch.setattr(export_engine, "ROOT", tmp_path)
-    monkeypatch.setattr(export_engine, "exported_modules",
-                        lambda real=export_engine.exported_modules: real(ROOT / "book"))
-    assert export_engine.main(["--check"]) == 1
+@pytest.mark.parametrize("package", ["engine", "course"])
+def test_the_check_detects_a_stale_module(tmp_path, monkeypatch, package):
+    changed = {module: text.replace("d(xy)/dx = y", "d(xy)/dx = x").replace(
+        "|<v, J u> - <Jᵀ v, u>|", "|<v, J u>|") for module, text in export.exported_modules().items()}
+    assert any(changed[m] != text for m, text in export.exported_modules().items()
+               if m.startswith(package + "."))
+    written = {m: (changed[m] if m.startswith(package + ".") else text)
+               for m, text in export.exported_modules().items()}
+    export.write_modules(tmp_path, written)
+    monkeypatch.setattr(export, "ROOT", tmp_path)
+    monkeypatch.setattr(export, "exported_modules",
+                        lambda real=export.exported_modules: real(ROOT / "book"))
+    assert export.main(["--check"]) == 1
+
+
+def test_a_module_no_cell_exports_any_more_is_stale(tmp_path, monkeypatch):
+    export.write_modules(tmp_path, export.exported_modules())
+    (tmp_path / "engine" / "gone.py").write_text(export.HEADER.format(sources="x") + "x = 1\n")
+    monkeypatch.setattr(export, "ROOT", tmp_path)
+    monkeypatch.setattr(export, "exported_modules",
+                        lambda real=export.exported_modules: real(ROOT / "book"))
+    assert export.main(["--check"]) == 1
+    assert export.main([]) == 0 and not (tmp_path / "engine" / "gone.py").exists()
+
+
+def test_the_engine_may_not_import_the_course(tmp_path):
+    book = write_book(tmp_path / "book", [["#| export course.helpers\ndef helper(): return 1",
+                                           "#| export core\ndef f(): return helper()"]])
+    with pytest.raises(SystemExit, match="engine.core would import course"):
+        export.exported_modules(book)
+    book = write_book(tmp_path / "book2", [["#| export core\ndef f(): return 1",
+                                            "#| export course.helpers\ndef g(): return f()"]])
+    text = export.exported_modules(book)["course.helpers"]
+    assert "from engine.core import f" in text
+
+
+def test_import_engine_loads_no_course_module_and_no_torch():
+    code = ("import sys, engine; print(sorted(m for m in sys.modules "
+            "if m.split('.')[0] in ('course', 'autograder', 'torch')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_engine_exports_only_the_engine():
+    import engine
+    assert not {"OP_CASES", "case", "torch_check", "torch_error"} & set(engine.__all__)
+    assert all(hasattr(engine, name) for name in engine.__all__)
 
 
 def exporter():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import export_engine
-    finally:
-        sys.path.pop(0)
-    return export_engine
+    return export
 
 
 def write_book(folder, chapters):
@@ -55,7 +92,7 @@ def test_a_grown_definition_takes_the_place_of_the_first(tmp_path):
         ["#| export m (replaces Tensor, sweep)\nclass Tensor:\n    small = False\n\n\n"
          "def sweep(): return 2"],
     ])
-    text = exporter().exported_modules(book)["m.py"]
+    text = exporter().exported_modules(book)["engine.m"]
     assert text.count("class Tensor") == 1 and "small = False" in text
     assert text.count("def sweep") == 1 and "return 2" in text
     assert text.index("class Tensor") < text.index("def op")      # where the first one stood

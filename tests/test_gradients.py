@@ -1,14 +1,14 @@
 """Every op of the engine against central finite differences and PyTorch, on every shape case of
-the op catalogue (engine.catalogue: shapes that broadcast, every parameter variant), plus the
+the op catalogue (course.catalogue: shapes that broadcast, every parameter variant), plus the
 sweep's own guarantees."""
 import numpy as np
 import pytest
 
 from engine import Tensor, numerical_gradient
-from engine.catalogue import OP_CASES, PARAMETER_CASES
-from engine.check import finite_difference_error
+from course.catalogue import OP_CASES, PARAMETER_CASES
+from course.verification import finite_difference_error
 from engine.core import backpropagate
-from engine.witness import torch_error
+from course.witness import torch_error
 
 SHAPE_CASES = [pytest.param(case, shapes, id=f"{case.name}: {shapes}")
                for case in OP_CASES + PARAMETER_CASES for shapes in case.shapes]

@@ -8,12 +8,13 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from test_properties import CASES, shapes_for
 
-from engine.check import jvp_batch_error, jvp_vjp_consistency_error, second_order_error
+from course.verification import (jvp_batch_error, jvp_vjp_consistency_error,
+                                 second_order_error)
 from engine.core import Tensor
 from engine.forward import jvp
 from engine.transforms import (grad, hvp, hvp_forward_over_reverse, jacobian_forward,
                                jacobian_reverse)
-from engine.witness import jvp_torch_error, second_order_torch_error
+from course.witness import jvp_torch_error, second_order_torch_error
 
 HIGHER_ORDER_CHECKS = {
     "jvp vs torch.func.jvp": (jvp_torch_error, 1e-13),

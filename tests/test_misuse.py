@@ -9,7 +9,7 @@ import pytest
 
 from engine import MLP, SGD, Adam, Tensor, backpropagate, cross_entropy, gradcheck
 from engine import numerical_gradient, topological_order
-from engine.data import spiral
+from course.data import spiral
 from engine.nn import conv2d, max_pool2d
 from engine.viz import draw
 

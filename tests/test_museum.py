@@ -1,5 +1,5 @@
 """The bug museum: every planted bug is caught by some check, and no check fires on the real engine."""
-from engine.museum import BUGS, bug_museum, museum_checks, outcome
+from course.museum import BUGS, bug_museum, museum_checks, outcome
 
 
 def test_every_planted_bug_is_caught():
@@ -30,7 +30,7 @@ def test_a_planted_function_reaches_every_name_the_engine_holds_it_by():
     """topological_order is a name of engine.core and of the package engine: both see the bug."""
     import engine
     import engine.core as core
-    from engine.museum import planted, preorder
+    from course.museum import planted, preorder
     with planted("order that does not wait"):
         assert core.topological_order is preorder and engine.topological_order is preorder
     assert engine.topological_order is core.topological_order is not preorder

@@ -8,14 +8,14 @@ import torch
 
 from engine import Tensor
 from engine.check import gradcheck
-from engine.data import spiral
+from course.data import spiral
 from engine.nn import MLP, cross_entropy, log_softmax, nll
-from engine.witness import torch_check
+from course.witness import torch_check
 
 
 def test_engine_never_imports_torch():
-    code = ("import sys, engine, engine.catalogue, engine.check, engine.witness, engine.museum, "
-            "engine.nn, engine.optim, engine.data; print('torch' in sys.modules)")
+    code = ("import sys, engine, course.catalogue, engine.check, course.witness, course.museum, "
+            "engine.nn, engine.optim, course.data; print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 

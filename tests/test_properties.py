@@ -1,5 +1,5 @@
 """Property-based tests: every op of the engine's catalogue against PyTorch and central differences,
-on shapes that hypothesis draws from the case's shape family (engine.catalogue.ShapeFamily:
+on shapes that hypothesis draws from the case's shape family (course.catalogue.ShapeFamily:
 broadcasting pairs, matmul signatures, arrays of a given rank); a case without a family is drawn
 from its listed shapes."""
 import numpy as np
@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
-from engine.catalogue import OP_CASES
-from engine.check import finite_difference_error
-from engine.witness import torch_error
+from course.catalogue import OP_CASES
+from course.verification import finite_difference_error
+from course.witness import torch_error
 
 CASES = {case.name: case for case in OP_CASES}
 

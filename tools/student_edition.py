@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
-import export_engine  # noqa: E402
+sys.path.insert(0, str(ROOT))               # a script run from a checkout that is not installed
 from autograder import notebooks, tasks  # noqa: E402
+from course import export  # noqa: E402
 
 COPIED = ["_config.yml", "_toc.yml", "_ext", "_static", "LICENSE", "tools/export_engine.py",
-          "engine/__init__.py", "benchmarks/results.json", "benchmarks/transformer.json",
+          "engine/__init__.py", "course/__init__.py", "course/export.py",
+          "benchmarks/results.json", "benchmarks/transformer.json",
           "requirements.txt",
           "autograder/__init__.py", "autograder/tasks.py", "autograder/notebooks.py",
           "autograder/checks.py", "autograder/runner.py", "autograder/grading.py"]
@@ -58,8 +58,7 @@ def write_edition(out):
             shutil.copytree(source, target)
         else:
             shutil.copy(source, target)
-    for module, text in export_engine.exported_modules(out / "book").items():
-        (out / "engine" / module).write_text(text, encoding="utf-8")
+    export.write_modules(out, export.exported_modules(out / "book"))
     init = (ROOT / "autograder" / "__init__.py").read_text(encoding="utf-8")
     code = init[init.index('"""', 3) + 3:]          # check_task, after the course's docstring
     (out / "autograder" / "__init__.py").write_text(
@@ -89,7 +88,7 @@ FILES = {
 This is the student edition of *Autodiff from Scratch*: the same book, with the graded tasks
 left for you to write and the exercise solutions withheld. Your engine is built from your
 notebooks, as in the book: implement each task in its notebook cell, run
-`python tools/export_engine.py` to write `engine/`, and check your work with `pytest`.
+`python tools/export_engine.py` to write `engine/` (and `course/`), and check your work with `pytest`.
 
 ## Set up (once)
 
@@ -161,7 +160,7 @@ requires-python = ">=3.11"
 dependencies = ["numpy>=1.26"]
 
 [tool.setuptools]
-packages = ["engine", "autograder"]
+packages = ["engine", "course", "autograder"]
 
 [tool.pytest.ini_options]
 testpaths = ["tests"]
