@@ -26,11 +26,27 @@ def test_planting_is_undone():
                       ops.matmul.vjps, engine.topological_order)
 
 
-def test_a_planted_function_reaches_every_name_the_engine_holds_it_by():
-    """topological_order is a name of engine.core and of the package engine: both see the bug."""
+def test_a_planted_bug_is_what_every_sweep_calls_and_only_for_the_while():
+    """The museum's hook: the sweep's helpers by their names in engine.core, an op's rules in
+    its vjps. Under a plant, backward() and grad() compute the bug's gradient; after it, the
+    engine's own again, and no other name of the engine was touched."""
+    import numpy as np
+
     import engine
     import engine.core as core
-    from course.museum import planted, preorder
-    with planted("order that does not wait"):
-        assert core.topological_order is preorder and engine.topological_order is preorder
-    assert engine.topological_order is core.topological_order is not preorder
+    from course.museum import planted
+    from engine import Tensor, grad
+    x = Tensor(np.array([1.5, -2.0]))
+    with planted("assigned, not accumulated"):
+        (x * x).sum().backward()                    # x used twice: only one product kept
+        assert np.array_equal(x.grad, x.data)
+        (gx,) = grad((x * x).sum(), [x])
+        assert np.array_equal(gx, x.data)
+        assert engine.topological_order is core.topological_order
+    x.grad = None
+    (x * x).sum().backward()
+    assert np.array_equal(x.grad, 2 * x.data)
+    a, b = Tensor(np.eye(2) + 1), Tensor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    with planted("missing transpose"):
+        (a @ b).sum().backward()
+    assert np.array_equal(a.grad, np.ones((2, 2)) @ b.data)   # G B, not G Bᵀ

@@ -2,6 +2,7 @@
 
 The exporter is the module course.export; this script runs it from a checkout that is not
 installed (the student edition's, which needs no virtual environment)."""
+
 import runpy
 import sys
 from pathlib import Path
