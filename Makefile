@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: setup book test test-slow test-numerics export lock student grade clean
+.PHONY: setup book test test-slow test-numerics lint export lock student grade clean
 
 setup: book
 
@@ -33,6 +33,12 @@ test-slow: $(VENV)/installed
 # loops, BLAS kernels and thread counts): the stored outputs must not depend on them.
 test-numerics: $(VENV)/installed
 	$(BIN)/python tools/numerics_matrix.py
+
+# Lint and format (ruff, configured in pyproject.toml) and the engine's type hints (mypy).
+lint: $(VENV)/installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 export: $(VENV)/installed
 	$(BIN)/python -m course.export

@@ -1,12 +1,12 @@
 """Sphinx extension: serve MathJax 3 from the built site itself instead of a CDN.
 
-The `django-static-mathjax` package (from requirements.txt) carries MathJax's files; they are copied
-into `_static/mathjax/` of the HTML output and `mathjax_path` points there, so the book renders its
-mathematics with no network connection.
-"""
-import shutil
+The `django-static-mathjax` package (from requirements.txt) carries MathJax's files;
+they are copied into `_static/mathjax/` of the HTML output and `mathjax_path` points
+there, so the book renders its mathematics with no network connection."""
+
 from importlib.util import find_spec
 from pathlib import Path
+import shutil
 
 
 def mathjax_folder():
@@ -18,12 +18,18 @@ def mathjax_folder():
 
 
 def use_local_mathjax(app, config):
-    config.mathjax_path = "mathjax/tex-chtml.js"   # relative paths are served from _static/
+    config.mathjax_path = (
+        "mathjax/tex-chtml.js"  # relative paths are served from _static/
+    )
 
 
 def copy_mathjax(app, exception):
     if exception is None and app.builder.format == "html":
-        shutil.copytree(mathjax_folder(), Path(app.outdir) / "_static" / "mathjax", dirs_exist_ok=True)
+        shutil.copytree(
+            mathjax_folder(),
+            Path(app.outdir) / "_static" / "mathjax",
+            dirs_exist_ok=True,
+        )
 
 
 def setup(app):

@@ -3,6 +3,8 @@
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
 from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +20,7 @@ def scalar(value):
     return np.asarray(getattr(value, "data", value)).item()
 
 
-def numerical_gradient(f, x, eps=1e-6):
+def numerical_gradient(f: Callable, x: Any, eps: float = 1e-6) -> np.ndarray:
     """Central differences (f(x + eps eᵢ) - f(x - eps eᵢ)) / 2eps, for every entry i of
     array x."""
     x = np.array(x, dtype=np.float64)
@@ -47,7 +49,7 @@ def same_side(pattern_a, pattern_b):
     return all(np.array_equal(a, b) for a, b in zip(pattern_a, pattern_b))
 
 
-def relative_error(a, b):
+def relative_error(a: Any, b: Any) -> float:
     """‖a - b‖ / (‖a‖ + ‖b‖): 0 for equal arrays, 1 for opposite ones, the same at any
     scale."""
     scale = np.linalg.norm(a) + np.linalg.norm(b)
@@ -58,7 +60,8 @@ GradcheckReport = namedtuple("GradcheckReport",
                              "max_relative_error errors kinks checked")
 
 
-def gradcheck(loss_fn, params, eps=1e-6, detect_kinks=True):
+def gradcheck(loss_fn: Callable[[], Tensor], params: Sequence[Tensor],
+              eps: float = 1e-6, detect_kinks: bool = True) -> GradcheckReport:
     """Compare backward() with central differences on every entry of every parameter.
 
     `loss_fn()` builds the scalar loss from the Tensors in `params`. Entries whose +-eps

@@ -2,9 +2,12 @@
 # 03_broadcasting.ipynb, 08_no_grad.ipynb, 10_double_backprop.ipynb).
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 import threading
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 
 # From book/08_no_grad.ipynb, cell 9 (grown from the version in book/01_tape.ipynb,
@@ -18,10 +21,23 @@ class Tensor:
     __slots__ = ("data", "grad", "requires_grad", "op", "inputs", "arrays", "params",
                  "parents")
     __array_ufunc__ = None    # ndarray + Tensor calls Tensor.__radd__, not NumPy's loop
+    data: np.ndarray            # what each slot holds, for readers and type checkers
+    grad: Any                   # None, an array, or a Tensor (create_graph=True)
+    requires_grad: bool
+    op: "Op | None"
+    inputs: tuple
+    arrays: tuple | list
+    params: dict
+    parents: tuple
 
-    def __init__(self, data, requires_grad=True):
-        already_float64 = type(data) is np.ndarray and data.dtype is FLOAT64
-        self.data = data if already_float64 else as_float_array(data)
+    if TYPE_CHECKING:           # the methods that chapters attach (tensor_methods)
+        def __getattr__(self, name: str) -> Any: ...
+
+    def __init__(self, data: npt.ArrayLike, requires_grad: bool = True) -> None:
+        if type(data) is np.ndarray and data.dtype is FLOAT64:
+            self.data = data
+        else:
+            self.data = as_float_array(data)
         self.grad = None        # d(output)/d(self), once backward() has reached it
         self.requires_grad = requires_grad
         self.op = None          # the Op that produced this Tensor; None for a leaf
@@ -33,21 +49,21 @@ class Tensor:
         self.parents = ()       # the inputs that are Tensors needing gradients
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         """The shape of the array inside."""
         return self.data.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         """The number of axes of the array inside."""
         return self.data.ndim
 
     @property
-    def size(self):
+    def size(self) -> int:
         """The number of entries of the array inside."""
         return self.data.size
 
-    def item(self):
+    def item(self) -> float:
         """The value of a one-element Tensor as a Python float."""
         if self.data.size != 1:
             raise ValueError(f"item(): only a Tensor with one element has a single "
@@ -130,14 +146,16 @@ class Op:
     is itself recorded.
     """
 
-    def __init__(self, name, forward, *vjps, elementwise=False, jvps=None, kink=None,
-                 shown_params=()):
+    def __init__(self, name: str, forward: Callable, *vjps: Callable,
+                 elementwise: bool = False, jvps: Sequence[Callable] | None = None,
+                 kink: Callable | None = None,
+                 shown_params: Sequence[str] = ()) -> None:
         self.name, self.forward, self.vjps = name, forward, vjps
         self.elementwise, self.jvps = elementwise, jvps
         self.kink, self.shown_params = kink, shown_params
         self.arity = len(vjps)
 
-    def __call__(self, *inputs, **params):
+    def __call__(self, *inputs: Any, **params: Any) -> "Tensor":
         """Run the forward on the inputs' arrays; if an input is a Tensor, the result is
         a Tensor, recorded if the thread's mode records and an input needs a gradient,
         and handed to the mode's layers (forward mode, a census)."""
@@ -202,13 +220,15 @@ class Op:
 
 
 # From book/01_tape.ipynb, cell 23.
-def topological_order(root):
+def topological_order(root: Tensor) -> list[Tensor]:
     """Every node `root` depends on, each listed after all of its parents; no recursion.
     """
     if not isinstance(root, Tensor):
         raise TypeError(
             f"topological_order: root must be a Tensor, got {type(root).__name__}")
-    order, visited, stack = [], set(), [root]
+    order: list[Tensor] = []
+    visited: set[int] = set()
+    stack: list = [root]        # nodes, and a marker None (below)
     while stack:
         node = stack.pop()
         if node is None:             # the marker: the node below has its parents placed
@@ -246,7 +266,7 @@ seen = Op("seen", lambda x, value: value,
 
 
 # From book/01_tape.ipynb, cell 27, continued.
-def backpropagate(root, seed):
+def backpropagate(root: Tensor, seed: Any) -> Iterator[tuple[Tensor, Any]]:
     """Yield (node, d root / d node) for every node of root's graph, in reverse
     topological order. It calls topological_order, unbroadcast and accumulate by their
     names in this module each time, so a test may replace one there for a while."""
@@ -350,7 +370,7 @@ def no_graph_error(function):
 
 
 # From book/01_tape.ipynb, cell 62.
-def zero_grad(tensors):
+def zero_grad(tensors: Iterable[Tensor]) -> None:
     """Forget the gradients that backward() accumulated in each of `tensors`."""
     for t in tensors:
         t.grad = None

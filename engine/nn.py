@@ -2,6 +2,9 @@
 # 09_forward_mode.ipynb, 11_conv2d.ipynb, 13_transformer.ipynb).
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from engine.core import as_float_array, Op, Tensor, value_of, zero_grad
@@ -133,7 +136,7 @@ cross_entropy_op = Op("cross_entropy", cross_entropy_forward, cross_entropy_vjp,
 
 
 # From book/04_verification.ipynb, cell 7, continued.
-def cross_entropy(logits, targets):
+def cross_entropy(logits: Any, targets: Any) -> Tensor:
     """Mean softmax cross-entropy of logits (batch, classes) against integer class
     targets (batch,): one op, whose rule reuses the softmax of the forward pass."""
     targets = class_targets("cross_entropy", targets, np.shape(value_of(logits)))
@@ -147,7 +150,7 @@ class MLP:
     """A multilayer perceptron: affine layers, ReLU between them and none after the
     last."""
 
-    def __init__(self, sizes, seed=0):
+    def __init__(self, sizes: Sequence[int], seed: int = 0) -> None:
         widths = all(is_integer(n) and n >= 1 for n in sizes)
         if len(sizes) < 2 or not widths:
             raise ValueError(f"MLP: sizes must be two or more layer widths (integers "
@@ -161,14 +164,14 @@ class MLP:
         # W0, b0, W1, b1, ...: one flat list for the optimisers
         self.params = [p for layer in self.layers for p in layer]
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Tensor:
         for k, (W, b) in enumerate(self.layers):
             x = linear(x, W, b)                            # x @ W + b
             if k < len(self.layers) - 1:
                 x = relu(x)
         return x
 
-    def zero_grad(self):
+    def zero_grad(self) -> None:
         """Forget the gradients of every parameter."""
         zero_grad(self.params)
 
@@ -239,7 +242,8 @@ def window_starts(size, kernel, stride):
     return (np.arange(out) * stride)[:, None] + np.arange(kernel)[None, :]
 
 
-def conv2d(x, w, b=None, stride=1, padding=0):
+def conv2d(x: Any, w: Any, b: Any = None, stride: int | tuple[int, int] = 1,
+           padding: int | tuple[int, int] = 0) -> Tensor:
     """2-D convolution (cross-correlation) in PyTorch's layout: x (N, C, H, W),
     w (O, C, kh, kw), b (O,).
 
@@ -271,7 +275,7 @@ def conv2d(x, w, b=None, stride=1, padding=0):
     return out if b is None else out + as_tensor(b).reshape(o, 1, 1)
 
 
-def max_pool2d(x, size=2):
+def max_pool2d(x: Any, size: int = 2) -> Tensor:
     """Maximum over non-overlapping size × size windows of x (N, C, H, W); H and W
     divisible by size.
 

@@ -2,6 +2,8 @@
 # 07_adam.ipynb).
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from engine.core import Tensor, zero_grad
@@ -56,16 +58,16 @@ class Optimizer:
     """What every optimiser shares: its checked parameters and learning rate, and
     zero_grad. A subclass writes step(), and __init__ for any state of its own."""
 
-    def __init__(self, params, lr):
+    def __init__(self, params: Iterable[Tensor], lr: float) -> None:
         name = type(self).__name__            # errors name the optimiser: "SGD: ..."
         self.params = parameter_list(name, params)
         self.lr = non_negative(name, "lr", lr)
 
-    def zero_grad(self):
+    def zero_grad(self) -> None:
         """Forget the gradients of every parameter."""
         zero_grad(self.params)                # the module-level helper of chapter 1
 
-    def step(self):
+    def step(self) -> None:
         """Move every parameter once, using its .grad."""
         raise NotImplementedError(f"{type(self).__name__} does not define step()")
 
@@ -73,7 +75,7 @@ class Optimizer:
 class SGD(Optimizer):
     """Plain stochastic gradient descent: p <- p - lr * dL/dp."""
 
-    def step(self):
+    def step(self) -> None:
         """Move every parameter that has a gradient one step against it."""
         for p in self.params:
             if p.grad is not None:            # no gradient this step: leave it alone
@@ -104,7 +106,8 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba, 2015): per-parameter steps from running moments of the
     gradient."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
         super().__init__(params, lr)
         self.eps = non_negative("Adam", "eps", eps)
         if len(betas) != 2 or not all(non_negative("Adam", "betas", b) < 1
@@ -115,7 +118,7 @@ class Adam(Optimizer):
         self.m = [np.zeros(p.shape) for p in self.params]   # first moments
         self.v = [np.zeros(p.shape) for p in self.params]   # second moments
 
-    def step(self):
+    def step(self) -> None:
         """Move every parameter that has a gradient by lr * m̂ / (√v̂ + eps)."""
         beta1, beta2 = self.betas
         for i, p in enumerate(self.params):

@@ -2,7 +2,9 @@
 # 10_double_backprop.ipynb).
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
+from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +37,8 @@ def jacobian_reverse(f, x):
 
 
 # From book/10_double_backprop.ipynb, cell 4.
-def grad(output, inputs, create_graph=False):
+def grad(output: Tensor, inputs: Tensor | Iterable[Tensor],
+         create_graph: bool = False) -> list[Any]:
     """d output / d x for each x in `inputs`, leaving every .grad untouched.
 
     With create_graph=True the gradients are Tensors recorded on the tape, so they can
@@ -49,17 +52,17 @@ def grad(output, inputs, create_graph=False):
                 f"grad(): inputs[{i}] must be a Tensor, got {type(x).__name__}")
     if output.size != 1:
         raise ValueError(f"grad() needs a scalar output, got shape {output.shape}")
-    seed = np.ones(output.shape)
+    seed: Any = np.ones(output.shape)
     if create_graph:
         seed = Tensor(seed, requires_grad=False)
-    positions = {}
+    positions: dict[int, list[int]] = {}
     for i, x in enumerate(inputs):
         positions.setdefault(id(x), []).append(i)
-    grads = [None] * len(inputs)
+    grads: list[Any] = [None] * len(inputs)
     for node, g in backpropagate(output, seed):
         for i in positions.get(id(node), ()):
             grads[i] = g if create_graph else np.array(g)   # its own writeable array
-    zeros = [np.zeros(x.shape) for x in inputs]
+    zeros: list[Any] = [np.zeros(x.shape) for x in inputs]
     if create_graph:
         zeros = [Tensor(z, requires_grad=False) for z in zeros]
     return [z if g is None else g for g, z in zip(grads, zeros)]
@@ -75,7 +78,7 @@ def direction_array(x, v):
     return v
 
 
-def hvp(f, x, v):
+def hvp(f: Callable[[Tensor], Tensor], x: Any, v: Any) -> np.ndarray:
     """H v for the Hessian H of a scalar function f at array x, without forming H
     (reverse over reverse)."""
     v = direction_array(x, v)

@@ -112,3 +112,44 @@ def test_a_name_defined_twice_without_saying_so_is_an_error(tmp_path):
                                            ["#| export m (replaces g)\ndef g(): return 2"]])
     with pytest.raises(SystemExit, match="replaces g, which no earlier cell defines"):
         exporter().exported_modules(book)
+
+
+def test_the_engines_public_api_carries_type_hints():
+    """Every function in engine.__all__, and every class's constructor, call and user-facing
+    methods, annotates its parameters and its result; `make lint` runs mypy over them. (The
+    methods that the chapters attach to Tensor at run time, such as backward and sum, and
+    the mode layers' protocol are written as the chapters write them.)"""
+    import inspect
+
+    import engine
+    user_facing = {"__init__", "__call__", "step", "zero_grad", "item", "shape", "ndim",
+                   "size"}
+    missing, seen = [], 0
+    for name in engine.__all__:
+        thing = getattr(engine, name)
+        functions = [(name, thing)] if inspect.isfunction(thing) else [
+            (f"{name}.{key}", getattr(value, "fget", value))
+            for key, value in vars(thing).items() if key in user_facing]
+        for label, function in functions:
+            seen += 1
+            signature = inspect.signature(function)
+            unannotated = [p for p in list(signature.parameters)[("." in label):]
+                           if signature.parameters[p].annotation is inspect.Parameter.empty]
+            if unannotated or signature.return_annotation is inspect.Signature.empty:
+                missing.append(f"{label}{signature}")
+    assert not missing, missing
+    assert seen >= 30
+
+
+def test_the_formatter_leaves_exactly_the_exported_modules_alone():
+    """pyproject's [tool.ruff.format] exclude lists the generated modules, and only them."""
+    import fnmatch
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["ruff"]["format"]["exclude"]
+    generated = {str(export.module_path(m)) for m in export.exported_modules()}
+    for package in export.PACKAGES:
+        for path in (ROOT / package).glob("*.py"):
+            name = str(path.relative_to(ROOT))
+            excluded = any(fnmatch.fnmatch(name, p) for p in patterns)
+            assert excluded == (name in generated), name
