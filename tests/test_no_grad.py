@@ -1,10 +1,13 @@
-"""no_grad (chapter 8): what runs under it records nothing, and it nests, restores and survives
-errors; the size of a recorded graph, and detach."""
+"""no_grad (chapter 8): what runs under it records nothing, and it nests, restores,
+survives errors and holds for its own thread only; the size of a recorded graph, and
+detach."""
+import threading
+
 import numpy as np
 import pytest
 
-from engine.nn import MLP
 from engine.core import graph_footprint, modes, no_grad, Tensor
+from engine.nn import MLP
 
 
 def test_no_grad_results_are_constants():
@@ -29,15 +32,36 @@ def test_no_grad_nests_and_restores():
 def test_no_grad_is_exception_safe():
     with pytest.raises(ZeroDivisionError):
         with no_grad():
-            1 / 0
+            1 / 0   # noqa: B018
     assert modes.current.records
+
+
+def test_no_grad_is_per_thread():
+    inside, done = threading.Event(), threading.Event()
+    seen = {}
+
+    def evaluate():
+        with no_grad():
+            inside.set()
+            done.wait(10)
+            seen["worker"] = (Tensor(1.0) * 2.0).op
+
+    worker = threading.Thread(target=evaluate)
+    worker.start()
+    inside.wait(10)
+    recorded = Tensor([1.0]) * 2.0
+    done.set()
+    worker.join()
+    assert recorded.op is not None and modes.current.records
+    assert seen["worker"] is None
 
 
 def test_graph_footprint_and_detach():
     net = MLP([3, 5, 2], seed=0)
     out = net(np.ones((4, 3)))
     nodes, size = graph_footprint(out)
-    assert nodes == 3 and size == 8 * (4 * 5 * 2 + 4 * 2)   # linear, relu (4x5); linear (4x2)
+    # linear, relu (4x5); linear (4x2)
+    assert nodes == 3 and size == 8 * (4 * 5 * 2 + 4 * 2)
     with no_grad():
         assert graph_footprint(net(np.ones((4, 3)))) == (0, 0)
     d = out.detach()

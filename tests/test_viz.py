@@ -1,8 +1,11 @@
-"""engine.viz.draw: the structure of the drawn graph, its options, and rendering with the available dot."""
+"""engine.viz.draw: the structure of the drawn graph, its options, rendering with the
+available dot, and a long recurrence drawn without a hub."""
+import re
+
 import numpy as np
 
-from engine.nn import MLP, cross_entropy
 from engine.core import Tensor, topological_order
+from engine.nn import cross_entropy, MLP
 from engine.viz import draw, use_available_dot
 
 
@@ -50,7 +53,26 @@ def test_draw_does_not_change_the_graph_or_gradients():
 
 
 def test_renders_svg_with_the_available_layout_program():
-    assert use_available_dot() is not None, "neither a system dot nor graphviz-pure is installed"
+    assert use_available_dot() is not None, (
+        "neither a system dot nor graphviz-pure is installed")
     x, w, b, L = neuron()
     svg = draw(L).pipe(format="svg").decode()
-    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and svg.count("class=\"node\"") == 6 + 3
+    assert (svg.lstrip().startswith("<?xml") and "<svg" in svg
+            and svg.count("class=\"node\"") == 6 + 3)
+
+
+def test_a_long_recurrence_is_drawn_without_a_hub():
+    """One box with an edge to each of 200 steps made Graphviz's layout take minutes:
+    a Tensor used more than max_uses times is drawn again beside each op that uses it,
+    so no box of the drawing feeds more than max_uses ops."""
+    from engine.viz import draw
+    W, h = Tensor(np.eye(3) * 0.5), Tensor(np.ones(3))
+    x0 = (W @ h).tanh()
+    for _ in range(200):   # a recurrent weight, and a residual stream every step reuses
+        h = (W @ h).tanh() + x0
+    dot = draw(h.sum(), max_uses=3)
+    tails = re.findall(r"^\s*(\w+) -> ", dot.source, flags=re.MULTILINE)
+    assert max(tails.count(t) for t in set(tails)) <= 3
+    assert (dot.source.count("(used 200x)") == 200
+            and dot.source.count("(used 201x)") == 201)
+    assert dot.pipe(format="svg").decode().count('class="node"') > 600
