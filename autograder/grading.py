@@ -19,8 +19,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from autograder import notebooks, tasks
+from autograder import checks, notebooks, tasks
+from autograder.runner import decoded
+from autograder.sandbox import Sandbox
 from course import export
+# all of the judging code is loaded before any task runs
+import course.catalogue  # noqa: F401
+import course.exercises  # noqa: F401
+import course.museum  # noqa: F401
+import course.verification  # noqa: F401
+import course.witness  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,9 +55,18 @@ def identity(submission):
 
 
 def notebook_folder(submission):
-    """Where a submission's notebooks are: its book/ folder, or the folder itself."""
-    book = submission / "book"
-    return book if book.is_dir() else submission
+    """Where a submission's notebooks are: the folder, at any depth of the upload, that holds
+    the most of the book's chapter notebooks (the shallowest of equals; hidden folders,
+    __MACOSX and checkpoints aside). A student edition's is its book/ folder."""
+    names = {p.name for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb")}
+    best, most = submission, 0
+    for folder, subfolders, files in os.walk(submission):
+        subfolders[:] = sorted(d for d in subfolders
+                               if not d.startswith((".", "_")) and d != "__MACOSX")
+        found = len(names & set(files))
+        if found > most:
+            best, most = Path(folder), found
+    return best
 
 
 def reference_cells():
@@ -183,36 +200,59 @@ def whole(task, submission, cells, engine_dir):
     return spec
 
 
-def run_child(spec, workdir, timeout):
-    """Run one task's cases in a child process: {label: result} and the tasks it called."""
+def write_kit(folder):
+    """The grader's code that a task's process runs (the runner, the task table and the
+    cases), copied into `folder`: the only part of the course's folder a task can see."""
+    target = folder / "autograder"
+    shutil.copytree(ROOT / "autograder", target,
+                    ignore=shutil.ignore_patterns("__pycache__", *KEPT_FROM_TASKS))
+    return folder
+
+
+KEPT_FROM_TASKS = ("grading.py", "sandbox.py", "notebooks.py")
+
+
+def task_environment(workdir):
+    """The environment of a task's process: nothing of the grader's but the locale, one
+    BLAS thread, and its own folder as home."""
+    keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "PATH")}
+    return {**keep, "HOME": str(workdir), "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def run_child(spec, workdir, timeout, sandbox, kit):
+    """Run one task's cases in a sandboxed child process: {label: result} and the tasks
+    it called. Nothing is read from its folder until every process it started is gone."""
     out = workdir / "results.jsonl"
     spec = dict(spec, out=str(out))
     (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-    environment = {key: value for key, value in os.environ.items()
-                   if key not in ("PYTHONPATH", "PYTHONSTARTUP")}
-    environment.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     started = time.perf_counter()
     timed_out = False
+    start = (f"import sys; sys.path[:0] = [{str(kit)!r}]; from autograder.runner import "
+             f"main; main({str(workdir / 'spec.json')!r})")
+    visible = [kit, Path(spec["engine"])]
     with open(workdir / "output.txt", "wb") as output:
-        start = f"from autograder.runner import main; main({str(workdir / 'spec.json')!r})"
-        child = subprocess.Popen([sys.executable, "-I", "-c", start], cwd=workdir, stdout=output,
-                                 stderr=subprocess.STDOUT, env=environment,
-                                 start_new_session=True)
+        child = sandbox.start([sys.executable, "-I", "-c", start], workdir, output,
+                              task_environment(workdir), cpu_seconds=timeout + 5,
+                              visible=visible)
         try:
             child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(child.pid, 9)
-            child.wait()
+        sandbox.end(child)
     results, needs, running = {}, [], None
     if out.exists():
-        for line in out.read_text(encoding="utf-8").splitlines():
+        for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if not isinstance(record, dict) or not isinstance(record.get("label"), str):
+                continue
             if "needs" in record:
-                needs = record["needs"]
+                needs = [n for n in record["needs"] if n in tasks.BY_ID] \
+                    if isinstance(record["needs"], list) else []
             elif record.get("started"):
                 running = record["label"]
             else:
@@ -226,8 +266,6 @@ def run_child(spec, workdir, timeout):
 
 def judged(task, seed, run, timeout):
     """[(label, passed, message)] for every case of `task`, from a child's results."""
-    from autograder import checks
-    from autograder.runner import decoded
     verdicts = []
     for case in checks.cases(task, seed):
         record = run["results"].get(case.label)
@@ -252,8 +290,11 @@ def judged(task, seed, run, timeout):
 
 
 def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
-          integration=True, isolation=True):
-    """Grade the submission folder: a report dict (see results_json)."""
+          integration=True, isolation=True, hidden=(), allow_unprotected=None):
+    """Grade the submission folder: a report dict (see results_json). `hidden`: further
+    folders no task may see (where results.json goes); `allow_unprotected`: grade even where
+    the sandbox cannot run (autograder.sandbox; by default only when not root)."""
+    before = course_fingerprint()
     student = identity(Path(submission))
     submission = Submission(Path(submission))
     seed = student_seed(student) if seed is None else seed
@@ -262,6 +303,8 @@ def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
     known = engine_names(cells)
     task_modules = {t.id: home(t, cells)[1] for t in tasks.TASKS if home(t, cells)[1]}
     scratch = Path(tempfile.mkdtemp(prefix="grade-"))
+    sandbox = Sandbox([ROOT, scratch, *hidden], allow_unprotected=allow_unprotected)
+    kit = write_kit(scratch / "kit")
 
     reference = write_engine(scratch / "reference", modules_or_error(cells))
     try:
@@ -294,11 +337,12 @@ def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
 
     def finished(job):
         kind, task, workdir, spec = job
-        return spec if workdir is None else run_child(spec, workdir, timeout)
+        return spec if workdir is None else run_child(spec, workdir, timeout, sandbox, kit)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for (kind, task, _, _), run in zip(jobs, pool.map(finished, jobs)):
             runs[kind][task.id] = run
-    report = {"student": student, "seed": seed, "tasks": [], "integration": None}
+    report = {"student": student, "seed": seed, "tasks": [], "integration": None,
+              "sandbox": sandbox.describe(), "tampered": changed_files(before)}
     needs = {t.id: set() for t in tasks.TASKS}
     for task in chosen:
         run = runs["isolation"].get(task.id)
@@ -331,8 +375,35 @@ def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
 
 
 def _cases(task, seed):
-    from autograder import checks
     return checks.cases(task, seed)
+
+
+FINGERPRINTED = ("autograder", "course", "engine", "book", "tools", "pyproject.toml",
+                 "requirements.txt")            # what a grade depends on
+SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def course_fingerprint(root=ROOT):
+    """{file: sha256} for the course's files that a grade depends on (the grader's own
+    code, the reference notebooks, the exporter)."""
+    found = {}
+    for top in FINGERPRINTED:
+        if (root / top).is_file():
+            found[top] = hashlib.sha256((root / top).read_bytes()).hexdigest()
+        for folder, subfolders, files in os.walk(root / top):
+            subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED)
+            for name in files:
+                path = Path(folder, name)
+                found[str(path.relative_to(root))] = hashlib.sha256(
+                    path.read_bytes()).hexdigest()
+    return found
+
+
+def changed_files(before, root=ROOT):
+    """The course's files that were added, removed or changed since `before`."""
+    after = course_fingerprint(root)
+    return sorted(name for name in set(before) | set(after)
+                  if before.get(name) != after.get(name))
 
 
 def points(verdicts, worth):
@@ -378,7 +449,14 @@ def results_json(report):
                       "max_score": INTEGRATION_POINTS,
                       "output": "\n".join([f"{passed} of {len(verdicts)} cases correct on "
                                            "your own engine"] + failed[:40])})
+    worth = sum(t["max_score"] for t in tests)
+    if report.get("tampered"):
+        changed = ", ".join(report["tampered"][:10])
+        return {"score": 0, "tests": [], "output": (
+            f"Not graded: the course's files changed while this submission ran ({changed}). "
+            "The grade cannot be trusted; the instructor has to look at this submission.")}
     score = round(sum(t["score"] for t in tests), 2)
     return {"score": score, "tests": tests,
-            "output": f"score: {score:g} / {sum(t['max_score'] for t in tests):g} points "
-                      f"(cases seeded for {report['student']})"}
+            "output": report.get("sandbox", "") + "\n" +
+                      f"score: {score:g} / {worth:g} points (cases seeded for "
+                      f"{report['student']}; seed {report['seed']})"}

@@ -10,6 +10,7 @@ import ast
 import importlib
 import importlib.util
 import json
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -126,6 +127,19 @@ def load_packages(folder, names=("engine", "course")):
         spec.loader.exec_module(module)
 
 
+CASE_SECONDS = 20.0       # the budget of one case; the grader also limits the whole task
+
+
+class CaseTimeout(BaseException):
+    """A case ran out of its time (a BaseException, so that `except Exception` in a task's
+    code does not swallow it)."""
+
+
+def out_of_time(signum, frame):
+    """SIGALRM's handler: the running case is over."""
+    raise CaseTimeout
+
+
 def main(spec_path):
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     load_packages(spec["engine"])
@@ -154,16 +168,23 @@ def main(spec_path):
             write(case.label, error=f"the task's definitions could not be loaded: "
                                     f"{said(error, regions)}")
         return
+    budget = float(spec.get("case_seconds", CASE_SECONDS))
+    signal.signal(signal.SIGALRM, out_of_time)
     for case in made:
         write(case.label, started=True)
         try:
             sys.setprofile(lambda frame, event, arg: event == "call" and frame.f_code in watched
                            and used.add(watched[frame.f_code]))
+            signal.setitimer(signal.ITIMER_REAL, budget)
             try:
                 result = case.run(found)
             finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
                 sys.setprofile(None)
             write(case.label, value=encoded(result))
+        except CaseTimeout:
+            write(case.label, error=f"timed out: this case ran out of its {budget:g} s "
+                                    "(an endless loop, or far too slow)")
         except RecursionError as error:
             write(case.label, error=f"RecursionError: {error} (the graph is deeper than "
                                     "Python's recursion limit: use a stack of your own)")

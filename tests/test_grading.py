@@ -1,58 +1,84 @@
-"""The graded track end to end, through the documented commands: `make student` writes an edition
-whose tasks are stubs, `tools/grade.py` grades a folder of notebooks and writes results.json.
+"""The graded track end to end, through the documented commands: `make student` writes
+an edition whose tasks are stubs, `tools/grade.py` grades a folder of notebooks and
+writes results.json.
 
-The untouched edition scores 0 even though the reference engine is installed here; the book's own
-notebooks score full marks; a copied reference engine/, a tampered conftest.py, a fake oracle
-and a zero local rule earn nothing; correct solutions written differently from the book's earn
-full marks; a task that never ends times out and the others are still scored."""
+The untouched edition scores 0 even though the reference engine is installed here; the
+book's own notebooks score full marks; a copied reference engine/, a tampered
+conftest.py, a fake oracle and a zero local rule earn nothing; correct solutions written
+differently from the book's earn full marks; a task that never ends times out and the
+others are still scored."""
+
 import ast
 import json
+from pathlib import Path
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from autograder import checks, grading, notebooks, sandbox, tasks
+
+
 ROOT = Path(__file__).resolve().parent.parent
-from autograder import checks, grading, notebooks, tasks
+
 
 TIMEOUT = 20
 
 
 def edition(folder):
     """A fresh student edition in `folder`, written by the documented command."""
-    subprocess.run([sys.executable, "tools/student_edition.py", "--out", str(folder)], cwd=ROOT,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "tools/student_edition.py", "--out", str(folder)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     return folder
 
 
 def grade(folder, *args, timeout=TIMEOUT):
     """Run tools/grade.py on `folder`: (results.json as a dict, what it printed)."""
     out = folder.parent / f"{folder.name}-results.json"
-    result = subprocess.run([sys.executable, "tools/grade.py", str(folder), "--json", str(out),
-                             "--timeout", str(timeout), *args], cwd=ROOT, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "tools/grade.py",
+            str(folder),
+            "--json",
+            str(out),
+            "--timeout",
+            str(timeout),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return json.loads(out.read_text(encoding="utf-8")), result.stdout
 
 
 def scores(results):
     """{task id or 'integration': (score, max_score)}."""
-    return {test.get("number", "integration"): (test["score"], test["max_score"])
-            for test in results["tests"]}
+    return {
+        test.get("number", "integration"): (test["score"], test["max_score"])
+        for test in results["tests"]
+    }
 
 
 def write(folder, name, code, notebook_name=None):
-    """Replace the definition of `name` (a task's, or any in `notebook_name`) in the student's
-    notebook by `code`; return the cell's index."""
+    """Replace the definition of `name` (a task's, or any in `notebook_name`) in the
+    student's notebook by `code`; return the cell's index."""
     path = folder / "book" / (notebook_name or tasks.task_named(name).notebook)
     notebook = notebooks.read_notebook(path)
     index, source = notebooks.find_cell(notebook, [name])
     tree = ast.parse(source)
-    first, last = notebooks.span(notebooks.top_level_definitions(tree)[notebooks.owner(name)])
+    first, last = notebooks.span(
+        notebooks.top_level_definitions(tree)[notebooks.owner(name)]
+    )
     lines = source.splitlines()
-    lines[first - 1:last] = code.strip("\n").splitlines()
+    lines[first - 1 : last] = code.strip("\n").splitlines()
     notebook["cells"][index]["source"] = ("\n".join(lines) + "\n").splitlines(True)
     path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
     return index
@@ -64,10 +90,22 @@ def untouched(tmp_path_factory):
 
 
 def test_the_edition_is_complete(untouched):
-    for needed in ["_config.yml", "_toc.yml", "_ext/offline_mathjax.py", "_static/custom.css",
-                   "benchmarks/results.json", "requirements.txt", "requirements-no-torch.txt",
-                   "LICENSE", "LICENSE-TEXT.md", "tools/export_engine.py", "course/export.py",
-                   "course/catalogue.py", "engine/core.py", "tests/test_tasks.py"]:
+    for needed in [
+        "_config.yml",
+        "_toc.yml",
+        "_ext/offline_mathjax.py",
+        "_static/custom.css",
+        "benchmarks/results.json",
+        "requirements.txt",
+        "requirements-no-torch.txt",
+        "LICENSE",
+        "LICENSE-TEXT.md",
+        "tools/export_engine.py",
+        "course/export.py",
+        "course/catalogue.py",
+        "engine/core.py",
+        "tests/test_tasks.py",
+    ]:
         assert (untouched / needed).exists(), needed
     readme = (untouched / "README.md").read_text(encoding="utf-8")
     assert "pip install -r requirements-no-torch.txt" in readme
@@ -76,9 +114,12 @@ def test_the_edition_is_complete(untouched):
     assert "\ntorch==" not in without and "\nnumpy==" in without
     for task in tasks.TASKS:
         assert f"| {task.id} |" in readme
-    # every file outside book/ that a chapter reads (a path such as "../benchmarks/x.json")
+    # every file outside book/ that a chapter reads (a path such as
+    # "../benchmarks/x.json")
     for path in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
-        for read in set(re.findall(r'"\.\./([\w./-]+\.\w+)', path.read_text(encoding="utf-8"))):
+        for read in set(
+            re.findall(r'"\.\./([\w./-]+\.\w+)', path.read_text(encoding="utf-8"))
+        ):
             assert (untouched / read).exists(), f"{path.name} reads {read}"
 
 
@@ -100,18 +141,36 @@ def test_every_task_is_stubbed_and_no_solution_is_left(untouched):
 
 def test_make_student_needs_only_the_standard_library():
     source = (ROOT / "tools" / "student_edition.py").read_text(encoding="utf-8")
-    for module in ("tools/student_edition.py", "tools/export_engine.py", "course/export.py",
-                   "course/__init__.py", "autograder/tasks.py", "autograder/notebooks.py"):
+    for module in (
+        "tools/student_edition.py",
+        "tools/export_engine.py",
+        "course/export.py",
+        "course/__init__.py",
+        "autograder/tasks.py",
+        "autograder/notebooks.py",
+    ):
         tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
-        imported = {alias.name.split(".")[0] for node in ast.walk(tree)
-                    if isinstance(node, ast.Import) for alias in node.names}
-        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                     if isinstance(node, ast.ImportFrom) and node.module}
-        assert imported <= set(sys.stdlib_module_names) | {"autograder", "course"}, \
-            (module, imported - set(sys.stdlib_module_names))
+        imported = {
+            alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        imported |= {
+            node.module.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        assert imported <= set(sys.stdlib_module_names) | {"autograder", "course"}, (
+            module,
+            imported - set(sys.stdlib_module_names),
+        )
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     rule = makefile.split("\nstudent:")[1].split("\n\n")[0]
-    assert "$(VENV)" not in rule.split("\n")[0] and "$(PYTHON) tools/student_edition.py" in rule
+    assert (
+        "$(VENV)" not in rule.split("\n")[0]
+        and "$(PYTHON) tools/student_edition.py" in rule
+    )
     assert "encoding" in source
 
 
@@ -136,7 +195,8 @@ def test_the_books_own_notebooks_score_full_marks(tmp_path):
 CORRECT_BUT_DIFFERENT = {
     "topological_order": '''
 def topological_order(root):
-    """Kahn's algorithm over the reversed edges, then reversed: a different correct order."""
+    """Kahn's algorithm over the reversed edges, then reversed: a different correct
+    order."""
     users, seen, stack = {}, {id(root): root}, [root]
     while stack:
         node = stack.pop()
@@ -171,26 +231,39 @@ def unbroadcast(g, shape):
 
 @pytest.fixture(scope="module")
 def adversarial(tmp_path_factory):
-    """An edition with two correct solutions written unlike the book's, a zero rule beside a
-    zero oracle, a task that never ends, a buggy rule, a copied reference engine and a tampered
-    conftest.py; graded once."""
+    """An edition with two correct solutions written unlike the book's, a zero rule
+    beside a zero oracle, a task that never ends, a buggy rule, a copied reference
+    engine and a tampered conftest.py; graded once."""
     folder = edition(tmp_path_factory.mktemp("adversarial") / "student")
     for name, code in CORRECT_BUT_DIFFERENT.items():
         write(folder, name, code)
     write(folder, "matmul_vjp_a", "def matmul_vjp_a(g, out, a, b):\n    return 0 * a\n")
     write(folder, "matmul_vjp_b", "def matmul_vjp_b(g, out, a, b):\n    return 0 * b\n")
-    write(folder, "numerical_gradient",
-          "def numerical_gradient(f, x, eps=1e-6):\n    return 0 * np.asarray(x, float)\n",
-          "01_tape.ipynb")
-    write(folder, "max_vjp", "def max_vjp(g, out, x, axis, keepdims):\n    while True:\n"
-                             "        pass\n")
-    cell = write(folder, "scatter_add_forward",
-                 "def scatter_add_forward(g, key, shape):\n    out = np.zeros(shape)\n"
-                 "    out[key[0]] += g\n    return out\n")
+    write(
+        folder,
+        "numerical_gradient",
+        "def numerical_gradient(f, x, eps=1e-6):\n"
+        "    return 0 * np.asarray(x, float)\n",
+        "01_tape.ipynb",
+    )
+    write(
+        folder,
+        "max_vjp",
+        "def max_vjp(g, out, x, axis, keepdims):\n    while True:\n        pass\n",
+    )
+    cell = write(
+        folder,
+        "scatter_add_forward",
+        "def scatter_add_forward(g, key, shape):\n    out = np.zeros(shape)\n"
+        "    out[key[0]] += g\n    return out\n",
+    )
     subprocess.run(["cp", "-r", str(ROOT / "engine"), str(folder)], check=True)
     (folder / "conftest.py").write_text(
-        "def pytest_runtest_logreport(report):\n    report.outcome = 'passed'\n")
-    (folder / "autograder" / "checks.py").write_text("def cases(task, seed):\n    return []\n")
+        "def pytest_runtest_logreport(report):\n    report.outcome = 'passed'\n"
+    )
+    (folder / "autograder" / "checks.py").write_text(
+        "def cases(task, seed):\n    return []\n"
+    )
     results, printed = grade(folder, timeout=8)
     return scores(results), results, printed, cell
 
@@ -237,7 +310,8 @@ def test_a_failure_says_which_tasks_it_blocks(adversarial):
     order = tasks.task_named("topological_order")
     output = next(t["output"] for t in results["tests"] if t.get("number") == sweep.id)
     assert "not implemented yet" in output
-    # the sweep's checks call topological_order: the order blocks the sweep, not the reverse
+    # the sweep's checks call topological_order: the order blocks the sweep, not the
+    # reverse
     report = grading.grade(ROOT, seed=1, only=[order.id, sweep.id], integration=False)
     blocks = {entry["task"].id: entry["blocks"] for entry in report["tasks"]}
     assert sweep.id in blocks[order.id] and order.id not in blocks[sweep.id]
@@ -245,68 +319,102 @@ def test_a_failure_says_which_tasks_it_blocks(adversarial):
 
 def test_the_cases_differ_from_student_to_student():
     task = tasks.task_named("unbroadcast")
-    first, second = (checks.cases(task, grading.student_seed(s)) for s in ("ada", "grace"))
+    first, second = (
+        checks.cases(task, grading.student_seed(s)) for s in ("ada", "grace")
+    )
     assert [c.label for c in first] != [c.label for c in second]
 
 
 def test_each_tasks_checks_need_only_tasks_of_its_chapter_and_earlier(tmp_path):
-    """Every task's cases pass on the reference engine with the tasks of all later chapters
-    stubbed: a student's own checks of chapter N pass as soon as chapters 1 to N are done."""
+    """Every task's cases pass on the reference engine with the tasks of all later
+    chapters stubbed: a student's own checks of chapter N pass as soon as chapters 1 to
+    N are done."""
+    box = sandbox.Sandbox([ROOT, tmp_path])
+    kit = grading.write_kit(tmp_path / "kit")
     cells = grading.reference_cells()
     failures = []
     for task in tasks.TASKS:
         later = [t for t in tasks.TASKS if tasks.chapter(t) > tasks.chapter(task)]
-        stubbed = [(module, name, index, notebooks.stub_cell(code, [t for t in later
-                                                                     if t.notebook == name]),
-                    replaces)
-                   for module, name, index, code, replaces in cells]
-        folder = grading.write_engine(tmp_path / task.id, grading.modules_or_error(stubbed))
+        stubbed = [
+            (
+                module,
+                name,
+                index,
+                notebooks.stub_cell(code, [t for t in later if t.notebook == name]),
+                replaces,
+            )
+            for module, name, index, code, replaces in cells
+        ]
+        folder = grading.write_engine(
+            tmp_path / task.id, grading.modules_or_error(stubbed)
+        )
         spec = {"task": task.id, "engine": str(folder), "seed": 3}
         position, module = grading.home(task, cells)
         if position is None:
             notebook = notebooks.read_notebook(ROOT / "book" / task.notebook)
             index, source = notebooks.find_cell(notebook, task.names)
-            spec.update(cell=notebooks.definitions_only(source, task.names),
-                        cell_origin=task.notebook,
-                        modules=grading.exported_from(task.notebook, cells),
-                        preamble=grading.preamble(task))
+            spec.update(
+                cell=notebooks.definitions_only(source, task.names),
+                cell_origin=task.notebook,
+                modules=grading.exported_from(task.notebook, cells),
+                preamble=grading.preamble(task),
+            )
         else:
             spec["module"] = module
-        run = grading.run_child(spec, tmp_path / task.id, TIMEOUT)
-        failures += [(task.id, label, message) for label, ok, message
-                     in grading.judged(task, 3, run, TIMEOUT) if not ok]
+        run = grading.run_child(spec, tmp_path / task.id, TIMEOUT, box, kit)
+        failures += [
+            (task.id, label, message)
+            for label, ok, message in grading.judged(task, 3, run, TIMEOUT)
+            if not ok
+        ]
     assert not failures, failures[:5]
 
 
 def test_the_student_runs_the_checks_with_plain_pytest(untouched, tmp_path):
-    """In the edition, `pytest -k T..` runs a task's checks on the student's notebooks: it
-    fails while the task is a stub and passes once it is written."""
+    """In the edition, `pytest -k T..` runs a task's checks on the student's notebooks:
+    it fails while the task is a stub and passes once it is written."""
     task = tasks.task_named("unbroadcast")
     folder = tmp_path / "student"
     subprocess.run(["cp", "-r", str(untouched), str(folder)], check=True)
 
     def pytest_in(folder):
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-k", task.id],
-                              cwd=folder, capture_output=True, text=True,
-                              env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-k", task.id],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"},
+        )
+
     before = pytest_in(folder)
-    assert before.returncode == 1 and f"{task.id} is not implemented yet" in before.stdout, \
-        before.stdout[-2000:] + before.stderr[-2000:]
+    assert (
+        before.returncode == 1 and f"{task.id} is not implemented yet" in before.stdout
+    ), before.stdout[-2000:] + before.stderr[-2000:]
     write(folder, "unbroadcast", CORRECT_BUT_DIFFERENT["unbroadcast"])
     after = pytest_in(folder)
-    assert after.returncode == 0 and f"{task.points} / {task.points}" in after.stdout, \
+    assert after.returncode == 0 and f"{task.points} / {task.points}" in after.stdout, (
         after.stdout[-2000:]
+    )
 
 
 def test_the_syllabus_lists_every_task_with_its_week_hours_and_points():
     text = (ROOT / "book" / "syllabus.md").read_text(encoding="utf-8")
-    rows = {cells[0]: cells for cells in
-            ([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
-             if line.startswith("| T"))}
+    rows = {
+        cells[0]: cells
+        for cells in (
+            [c.strip() for c in line.strip("|").split("|")]
+            for line in text.splitlines()
+            if line.startswith("| T")
+        )
+    }
     assert set(rows) == {t.id for t in tasks.TASKS}
     for task in tasks.TASKS:
         _, week, chapter, what, hours, points = rows[task.id]
-        assert (int(week), float(hours), int(points)) == (task.week, task.hours, task.points)
+        assert (int(week), float(hours), int(points)) == (
+            task.week,
+            task.hours,
+            task.points,
+        )
         assert task.notebook[:-6] in chapter and task.title in what
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make student" in readme and "make grade SUBMISSION=" in readme
@@ -322,22 +430,41 @@ def test_the_edition_builds_its_book_and_runs_every_chapter(tmp_path):
         original = notebooks.read_notebook(path)
         done = notebooks.student_notebook(notebooks.read_notebook(path), here)
         for cell, book_cell in zip(done["cells"], original["cells"]):
-            if any(notebooks.stub_message(t) in notebooks.source_of(cell) for t in here):
-                cell["source"] = book_cell["source"]          # the task, done as the book does
-        (folder / "book" / path.name).write_text(json.dumps(done, indent=1), encoding="utf-8")
+            if any(
+                notebooks.stub_message(t) in notebooks.source_of(cell) for t in here
+            ):
+                cell["source"] = book_cell["source"]  # the task, done as the book does
+        (folder / "book" / path.name).write_text(
+            json.dumps(done, indent=1), encoding="utf-8"
+        )
     env = {**__import__("os").environ, "PYTHONPATH": str(folder)}
-    subprocess.run([sys.executable, "tools/export_engine.py"], cwd=folder, check=True, env=env,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "tools/export_engine.py"],
+        cwd=folder,
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    built = subprocess.run([str(jupyter_book), "build", str(folder), "--keep-going"],
-                           capture_output=True, text=True, env=env)
-    assert built.returncode == 0 and (folder / "_build" / "html" / "index.html").exists(), \
-        built.stdout[-3000:]
+    built = subprocess.run(
+        [str(jupyter_book), "build", str(folder), "--keep-going"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert (
+        built.returncode == 0 and (folder / "_build" / "html" / "index.html").exists()
+    ), built.stdout[-3000:]
     jupyter = Path(sys.executable).parent / "jupyter"
     failed = {}
     for path in sorted((folder / "book").glob("[0-9][0-9]_*.ipynb")):
-        run = subprocess.run([str(jupyter), "execute", path.name], cwd=folder / "book",
-                             capture_output=True, text=True, env=env)
+        run = subprocess.run(
+            [str(jupyter), "execute", path.name],
+            cwd=folder / "book",
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         if run.returncode:
             failed[path.name] = run.stderr[-1500:]
     assert not failed, failed
