@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: setup book test test-slow test-numerics lint export lock student grade clean
+.PHONY: setup book test test-slow test-numerics lint export lock student grade gradescope clean
 
 setup: book
 
@@ -65,6 +65,10 @@ student:
 GRADE_JSON ?= results.json
 grade: $(VENV)/installed
 	$(BIN)/python tools/grade.py "$(SUBMISSION)" --json "$(GRADE_JSON)"
+
+# The Gradescope autograder (setup.sh, run_autograder and the course) in _build/gradescope/.
+gradescope:
+	$(PYTHON) tools/gradescope.py
 
 clean:
 	rm -rf _build student

@@ -1,34 +1,36 @@
 """The sandbox around every process in which the grader runs a submission's code.
 
-Threat model. A submission is hostile code: a task cell runs with the student's choice of
-Python, in a process the grader starts. It may try to
+Threat model. A submission is hostile code: a task cell runs with the student's choice
+of Python, in a process the grader starts. It may try to
 - read the answers: the course's notebooks and engine, the grader's scratch copy of the
   reference engine, another task's folder;
-- write the grader: its judging code, the course's files, results.json (now, or later from a
-  detached process that outlives the grader);
-- attack the grader's process (signals, ptrace), leave processes behind, or exhaust the machine
-  (memory, processes, disk, CPU);
+- write the grader: its judging code, the course's files, results.json (now, or later
+from a detached process that outlives the grader);
+- attack the grader's process (signals, ptrace), leave processes behind, or exhaust the
+machine (memory, processes, disk, CPU);
 - reach the network.
 
 What stops it, with bubblewrap (`bwrap`, Debian's package `bubblewrap`) and the standard
 library's `resource` limits:
-- files: the whole file system is read-only; the course's folder, the grader's scratch folder,
-  /tmp and the results folder are replaced by empty ones, so that the task sees only the
-  Python it runs on and its own folder (writable), which holds the engine assembled for it;
-- processes: a new PID namespace whose first process dies with the grader's child, so that every
-  process the task starts, detached or not, is killed when the task ends; the grader's processes
-  are not visible from inside; no capabilities; a new session (no terminal);
+- files: the whole file system is read-only; the course's folder, the grader's scratch
+folder, /tmp and the results folder are replaced by empty ones, so that the task sees
+only the Python it runs on and its own folder (writable), which holds the engine
+assembled for it;
+- processes: a new PID namespace whose first process dies with the grader's child, so
+that every process the task starts, detached or not, is killed when the task ends; the
+grader's processes are not visible from inside; no capabilities; a new session (no
+terminal);
 - network: a new network namespace with no interface but a loopback that is down;
 - limits: address space, CPU seconds, file size, number of processes, no core files.
 
-The grader also loads all of its judging code before any task runs, judges in its own process
-from what the task returned (never from what the task says about itself), checks at the end
-that no course file changed, and writes results.json last, atomically.
+The grader also loads all of its judging code before any task runs, judges in its own
+process from what the task returned (never from what the task says about itself), checks
+at the end that no course file changed, and writes results.json last, atomically.
 
 Where bubblewrap cannot run (not installed, or user namespaces are forbidden), `Sandbox`
 falls back to the limits and a process group alone and says which protections are off
-(`Sandbox.off`). A grader running as root (Gradescope, CI) refuses that fallback unless told
-otherwise: there, an unprotected grade cannot be defended."""
+(`Sandbox.off`). A grader running as root (Gradescope, CI) refuses that fallback unless
+told otherwise: there, an unprotected grade cannot be defended."""
 
 import functools
 import os
@@ -40,12 +42,12 @@ import sys
 import time
 
 
-MEMORY_BYTES = 6 * 2**30        # address space of one task process (PyTorch maps much)
-FILE_BYTES = 64 * 2**20         # the largest file a task may write
-SPARE_PROCESSES = 256           # processes a task may add to its user's count
+MEMORY_BYTES = 6 * 2**30  # address space of one task process (PyTorch maps much)
+FILE_BYTES = 64 * 2**20  # the largest file a task may write
+SPARE_PROCESSES = 256  # processes a task may add to its user's count
 PROTECTIONS = {
     "files": "the course's files, the grader's scratch folder and other tasks' folders are "
-             "hidden, and everything but the task's own folder is read-only",
+    "hidden, and everything but the task's own folder is read-only",
     "processes": "every process a task starts ends with it; the grader cannot be signalled",
     "network": "no network",
 }
@@ -57,8 +59,23 @@ def bubblewrap():
     found = shutil.which("bwrap")
     if found is None:
         return None
-    probe = [found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent",
-             "--proc", "/proc", "--dev", "/dev", "--uid", "65534", "--gid", "65534", "true"]
+    probe = [
+        found,
+        "--ro-bind",
+        "/",
+        "/",
+        "--unshare-all",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "true",
+    ]
     try:
         ran = subprocess.run(probe, capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
@@ -83,8 +100,11 @@ def pids_cgroup(limit):
     """A new cgroup (v1 or v2) that holds at most `limit` processes, or None where this
     machine lets us make none (not root, or no writable pids controller)."""
     name = f"autodiff-grader-{os.getpid()}-{next(_numbers)}"
-    for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup/unified"),
-                 Path("/sys/fs/cgroup")):
+    for base in (
+        Path("/sys/fs/cgroup/pids"),
+        Path("/sys/fs/cgroup/unified"),
+        Path("/sys/fs/cgroup"),
+    ):
         group = base / name
         try:
             group.mkdir()
@@ -104,21 +124,26 @@ _numbers = __import__("itertools").count()
 def limited(cpu_seconds, processes, group=None):
     """A function for subprocess's preexec_fn that sets the task's resource limits (and
     puts it into the pids cgroup `group`, where there is one)."""
+
     def apply():
         if group is not None:
             (group / "cgroup.procs").write_text(str(os.getpid()))
-        for limit, value in ((resource.RLIMIT_AS, MEMORY_BYTES),
-                             (resource.RLIMIT_CPU, int(cpu_seconds)),
-                             (resource.RLIMIT_FSIZE, FILE_BYTES),
-                             (resource.RLIMIT_CORE, 0)):
+        for limit, value in (
+            (resource.RLIMIT_AS, MEMORY_BYTES),
+            (resource.RLIMIT_CPU, int(cpu_seconds)),
+            (resource.RLIMIT_FSIZE, FILE_BYTES),
+            (resource.RLIMIT_CORE, 0),
+        ):
             resource.setrlimit(limit, (value, value))
         if processes:
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+
     return apply
 
 
 class Sandbox:
-    """How the grader starts a task's process: `command` wraps its argv, `start` runs it."""
+    """How the grader starts a task's process: `command` wraps its argv, `start` runs
+    it."""
 
     def __init__(self, hidden, allow_unprotected=None):
         """`hidden`: the folders no task may see (the course, the grader's scratch, the
@@ -132,16 +157,23 @@ class Sandbox:
             raise RuntimeError(
                 "the grader runs as root but bubblewrap cannot run here, so task code "
                 "could read the answers and write the grader: install it (apt-get install "
-                "bubblewrap) and allow user namespaces, or pass --unsafe-no-sandbox")
+                "bubblewrap) and allow user namespaces, or pass --unsafe-no-sandbox"
+            )
 
     @property
     def off(self):
         """The protections that are off here, as sentences (none with bubblewrap and a
         pids cgroup)."""
-        off = [] if self.bwrap else [f"{name}: off (no bubblewrap)" for name in PROTECTIONS]
+        off = (
+            []
+            if self.bwrap
+            else [f"{name}: off (no bubblewrap)" for name in PROTECTIONS]
+        )
         if os.geteuid() == 0 and not self.counts_processes:
-            off.append("process count: off (no pids cgroup, and root is exempt from "
-                       "RLIMIT_NPROC)")
+            off.append(
+                "process count: off (no pids cgroup, and root is exempt from "
+                "RLIMIT_NPROC)"
+            )
         return off
 
     @functools.cached_property
@@ -159,35 +191,68 @@ class Sandbox:
             return "sandbox: bubblewrap (" + "; ".join(PROTECTIONS.values()) + ")"
         if self.bwrap:
             return "sandbox: bubblewrap, but " + "; ".join(self.off)
-        return ("sandbox: OFF, resource limits and a process group only ("
-                + "; ".join(self.off) + ")")
+        return (
+            "sandbox: OFF, resource limits and a process group only ("
+            + "; ".join(self.off)
+            + ")"
+        )
 
     def command(self, argv, workdir, visible=()):
-        """argv wrapped so that it runs in the sandbox, in `workdir` (writable); `visible`:
-        further folders it may read."""
+        """argv wrapped so that it runs in the sandbox, in `workdir` (writable);
+        `visible`: further folders it may read."""
         if not self.bwrap:
             return list(argv)
         workdir = Path(workdir).resolve()
-        wrapped = [self.bwrap, "--die-with-parent", "--new-session", "--unshare-all",
-                   "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
-                   "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                   "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/dev/shm"]
+        wrapped = [
+            self.bwrap,
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-all",
+            "--uid",
+            "65534",
+            "--gid",
+            "65534",
+            "--cap-drop",
+            "ALL",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--tmpfs",
+            "/var/tmp",
+            "--tmpfs",
+            "/dev/shm",
+        ]
         home = Path.home().resolve()
-        covers = [f for f in dict.fromkeys([*self.hidden, home])
-                  if f.exists() and f != Path("/")]
+        covers = [
+            f
+            for f in dict.fromkeys([*self.hidden, home])
+            if f.exists() and f != Path("/")
+        ]
         for folder in covers:
             wrapped += ["--tmpfs", str(folder)]
         # what the task needs, put back where a hidden folder covered it: the Python it
-        # runs on (a virtual environment may live in the course's folder, Python in $HOME)
-        needed = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-                  Path(sys.executable).resolve().parent.parent, *map(Path, visible)}
+        # runs on (a virtual environment may live in the course's folder, Python in
+        # $HOME)
+        needed = {
+            Path(sys.prefix).resolve(),
+            Path(sys.base_prefix).resolve(),
+            Path(sys.executable).resolve().parent.parent,
+            *map(Path, visible),
+        }
         for folder in sorted(needed, key=lambda p: len(p.parts)):
-            covered = any(folder.is_relative_to(h) for h in [*self.hidden, home,
-                                                           Path("/tmp")])
+            covered = any(
+                folder.is_relative_to(h) for h in [*self.hidden, home, Path("/tmp")]
+            )
             if covered and folder.exists():
                 wrapped += ["--ro-bind", str(folder), str(folder)]
         wrapped += ["--bind", str(workdir), str(workdir)]
-        for folder in covers:                 # empty, and read-only too
+        for folder in covers:  # empty, and read-only too
             if not workdir.is_relative_to(folder):
                 wrapped += ["--remount-ro", str(folder)]
         wrapped += ["--chdir", str(workdir), "--"]
@@ -196,20 +261,27 @@ class Sandbox:
     def start(self, argv, workdir, stdout, environment, cpu_seconds, visible=()):
         """Start argv in the sandbox; the caller waits for it and calls `end`."""
         group = pids_cgroup(SPARE_PROCESSES)
-        # without a cgroup, RLIMIT_NPROC (which root, and a user namespace mapped to root,
-        # is exempt from)
+        # without a cgroup, RLIMIT_NPROC (which root, and a user namespace mapped to
+        # root, is exempt from)
         spare = 0 if group else processes_of_this_user() + SPARE_PROCESSES
         process = subprocess.Popen(
-            self.command(argv, workdir, visible), cwd=workdir, stdout=stdout,
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=environment,
-            start_new_session=True, preexec_fn=limited(cpu_seconds, spare, group))
+            self.command(argv, workdir, visible),
+            cwd=workdir,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=environment,
+            start_new_session=True,
+            preexec_fn=limited(cpu_seconds, spare, group),
+        )
         process.cgroup = group
         return process
 
     @staticmethod
     def end(process):
-        """Kill what is left of a task's process: its group, every process of its cgroup,
-        and (with bubblewrap) every process of its PID namespace, which dies with it."""
+        """Kill what is left of a task's process: its group, every process of its
+        cgroup, and (with bubblewrap) every process of its PID namespace, which dies
+        with it."""
         try:
             os.killpg(process.pid, 9)
         except (ProcessLookupError, PermissionError):

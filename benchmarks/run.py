@@ -1,55 +1,62 @@
-"""Benchmark the engine against hand-written NumPy and PyTorch eager (and HIPS autograd if installed).
+"""Benchmark the engine against hand-written NumPy and PyTorch eager (and HIPS autograd
+if installed).
 
-    python benchmarks/run.py            # the full comparison; writes benchmarks/results.json
-    python benchmarks/run.py --quick    # a smoke run in seconds (the tests call it)
+    python benchmarks/run.py          # full comparison; writes benchmarks/results.json
+    python benchmarks/run.py --quick  # a smoke run in seconds (the tests call it)
 
-Implementations alternate within every round, so that machine load affects them alike; the table
-reports medians over rounds and ratios to hand-written NumPy; how many rounds each benchmark runs is
-in the table ROUNDS. Every measurement runs in a fresh Python process, so that no measurement inherits
-another's: the timings first bring their process's allocator to the same state (see `warm_allocator`);
-the memory measurement leaves it as it starts, so that its peak belongs to the training loop alone.
-Nothing here asserts a speed.
-"""
+Implementations alternate within every round, so that machine load affects them alike;
+the table reports medians over rounds and ratios to hand-written NumPy; how many rounds
+each benchmark runs is in the table ROUNDS. Every measurement runs in a fresh Python
+process, so that no measurement inherits another's: the timings first bring their
+process's allocator to the same state (see `warm_allocator`); the memory measurement
+leaves it as it starts, so that its peak belongs to the training loop alone. Nothing
+here asserts a speed."""
+
 import argparse
 import gc
 import json
 import os
+from pathlib import Path
 import platform
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.nn import MLP, cross_entropy, linear  # noqa: E402
-from engine.optim import SGD  # noqa: E402
+from course.witness import torch_mlp  # noqa: E402
 from engine.core import graph_footprint, no_grad, Tensor  # noqa: E402
 from engine.forward import jvp  # noqa: E402
+from engine.nn import cross_entropy, linear, MLP  # noqa: E402
 from engine.ops import relu  # noqa: E402
+from engine.optim import SGD  # noqa: E402
 from engine.transforms import jacobian_forward, jacobian_reverse  # noqa: E402
-from course.witness import torch_mlp  # noqa: E402
+
 
 SPIRAL = "spiral [2,64,64,3] b300"
-NETS = {SPIRAL: ([2, 64, 64, 3], 300),
-        "wide [2,256,256,3] b4096": ([2, 256, 256, 3], 4096),
-        "mnist [784,512,512,10] b4096": ([784, 512, 512, 10], 4096)}
+NETS = {
+    SPIRAL: ([2, 64, 64, 3], 300),
+    "wide [2,256,256,3] b4096": ([2, 256, 256, 3], 4096),
+    "mnist [784,512,512,10] b4096": ([784, 512, 512, 10], 4096),
+}
 LR = 0.1
 
-# How long each timing runs, (rounds, calls per round), in the quick smoke run and in the full one.
-# Every round calls each implementation `calls` times in turn; the report is the median over the
-# rounds (for the Jacobian grid's short calls, the fastest round).
+# How long each timing runs, (rounds, calls per round), in the quick smoke run and in
+# the full one. Every round calls each implementation `calls` times in turn; the report
+# is the median over the rounds (for the Jacobian grid's short calls, the fastest
+# round).
 ROUNDS = {
-    "training step":                   {"quick": (3, 1), "full": (41, 20)},
-    "training step, batch over 1000":  {"quick": (3, 1), "full": (15, 1)},
-    "spiral forward":                  {"quick": (3, 5), "full": (41, 100)},
-    "width sweep":                     {"quick": (3, 1), "full": (9, 3)},
-    "forward mode, spiral":            {"quick": (3, 5), "full": (41, 50)},
-    "forward mode, Jacobian grid":     {"quick": (3, 3), "full": (21, 10)},
+    "training step": {"quick": (3, 1), "full": (41, 20)},
+    "training step, batch over 1000": {"quick": (3, 1), "full": (15, 1)},
+    "spiral forward": {"quick": (3, 5), "full": (41, 100)},
+    "width sweep": {"quick": (3, 1), "full": (9, 3)},
+    "forward mode, spiral": {"quick": (3, 5), "full": (41, 50)},
+    "forward mode, Jacobian grid": {"quick": (3, 3), "full": (21, 10)},
 }
 
 
@@ -59,7 +66,8 @@ def rounds_for(benchmark, quick):
 
 
 def layers(params):
-    """A flat parameter list [W1, b1, W2, b2, ...], as MLP.params holds it, as (W, b) pairs."""
+    """A flat parameter list [W1, b1, W2, b2, ...], as MLP.params holds it, as (W, b)
+    pairs."""
     return list(zip(params[0::2], params[1::2]))
 
 
@@ -73,7 +81,8 @@ def problem(sizes, batch, seed=0):
 
 
 def unfused_forward(net, X):
-    """The MLP's logits with each layer written `x @ W + b`, a matmul and an add instead of one linear op."""
+    """The MLP's logits with each layer written `x @ W + b`, a matmul and an add instead
+    of one linear op."""
     h, pairs = X, layers(net.params)
     for k, (W, b) in enumerate(pairs):
         h = h @ W + b
@@ -83,7 +92,8 @@ def unfused_forward(net, X):
 
 
 def engine_step(sizes, X, y, weights, forward=MLP.__call__):
-    """One SGD step of the engine; `forward(net, X)` computes the logits (unfused_forward: what fusing buys)."""
+    """One SGD step of the engine; `forward(net, X)` computes the logits
+    (unfused_forward: what fusing buys)."""
     net = MLP(sizes)
     for p, w in zip(net.params, weights):
         p.data = w.copy()
@@ -95,12 +105,16 @@ def engine_step(sizes, X, y, weights, forward=MLP.__call__):
         loss.backward()
         optimizer.step()
         return loss
+
     return step
 
 
 def numpy_step(sizes, X, y, weights):
-    """Forward and backward written out by hand: the floor the engine is measured against."""
-    pairs = layers([w.copy() for w in weights])     # (W, b) of every layer, updated in place
+    """Forward and backward written out by hand: the floor the engine is measured
+    against."""
+    pairs = layers(
+        [w.copy() for w in weights]
+    )  # (W, b) of every layer, updated in place
     n = len(y)
 
     def step():
@@ -125,11 +139,13 @@ def numpy_step(sizes, X, y, weights):
             W -= LR * grad_W
             b -= LR * grad_b
         return loss
+
     return step
 
 
 def torch_step(sizes, X, y, weights, dtype):
     import torch
+
     params = [torch.tensor(w, dtype=dtype, requires_grad=True) for w in weights]
     Xt, yt = torch.tensor(X, dtype=dtype), torch.tensor(y)
 
@@ -142,12 +158,14 @@ def torch_step(sizes, X, y, weights, dtype):
             for p in params:
                 p -= LR * p.grad
         return loss
+
     return step
 
 
 def autograd_step(sizes, X, y, weights):
     import autograd
     import autograd.numpy as anp
+
     params = [w.copy() for w in weights]
     n = len(y)
 
@@ -158,7 +176,9 @@ def autograd_step(sizes, X, y, weights):
             if k < len(pairs) - 1:
                 h = anp.maximum(h, 0)
         shifted = h - anp.max(h, axis=1, keepdims=True)
-        return -anp.mean(shifted[np.arange(n), y] - anp.log(anp.sum(anp.exp(shifted), axis=1)))
+        return -anp.mean(
+            shifted[np.arange(n), y] - anp.log(anp.sum(anp.exp(shifted), axis=1))
+        )
 
     gradient = autograd.grad(loss_of)
 
@@ -166,15 +186,20 @@ def autograd_step(sizes, X, y, weights):
         grads = gradient(params)
         for i, g in enumerate(grads):
             params[i] = params[i] - LR * g
+
     return step
 
 
 def implementations(sizes, batch, include_autograd):
     X, y, weights = problem(sizes, batch)
-    found = {"numpy (by hand)": numpy_step(sizes, X, y, weights), "engine": engine_step(sizes, X, y, weights),
-             "engine, unfused layers": engine_step(sizes, X, y, weights, unfused_forward)}
+    found = {
+        "numpy (by hand)": numpy_step(sizes, X, y, weights),
+        "engine": engine_step(sizes, X, y, weights),
+        "engine, unfused layers": engine_step(sizes, X, y, weights, unfused_forward),
+    }
     try:
         import torch
+
         torch.set_num_threads(numpy_threads())
         found["torch eager f64"] = torch_step(sizes, X, y, weights, torch.float64)
         found["torch eager f32"] = torch_step(sizes, X, y, weights, torch.float32)
@@ -192,7 +217,15 @@ def numpy_threads():
     """The number of BLAS threads NumPy uses (1 if threadpoolctl cannot tell)."""
     try:
         from threadpoolctl import threadpool_info
-        return max([info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"] or [1])
+
+        return max(
+            [
+                info["num_threads"]
+                for info in threadpool_info()
+                if info["user_api"] == "blas"
+            ]
+            or [1]
+        )
     except ImportError:
         return 1
 
@@ -200,17 +233,24 @@ def numpy_threads():
 def blas_description():
     try:
         from threadpoolctl import threadpool_info
-        return [{k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
-                for info in threadpool_info() if info["user_api"] == "blas"]
+
+        return [
+            {
+                k: info.get(k)
+                for k in ("internal_api", "version", "architecture", "num_threads")
+            }
+            for info in threadpool_info()
+            if info["user_api"] == "blas"
+        ]
     except ImportError:
         return "threadpoolctl not installed"
 
 
 def interleaved_medians(functions, rounds, repeats, statistic=np.median):
-    """Median (or another statistic) of seconds per call of each function over the rounds,
-    alternating between the functions in every round."""
+    """Median (or another statistic) of seconds per call of each function over the
+    rounds, alternating between the functions in every round."""
     for f in functions.values():
-        f()                                     # warm-up
+        f()  # warm-up
     times = {name: [] for name in functions}
     for _ in range(rounds):
         for name, f in functions.items():
@@ -222,46 +262,63 @@ def interleaved_medians(functions, rounds, repeats, statistic=np.median):
 
 
 def in_fresh_process(function, *args):
-    """function(*args), a function of this module, run in a new Python process; its JSON result.
+    """function(*args), a function of this module, run in a new Python process; its JSON
+    result.
 
     It inherits the thread settings main() puts in the environment."""
-    code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import run; "
-            f"print(json.dumps(run.{function}(*{args!r})))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import run; "
+        f"print(json.dumps(run.{function}(*{args!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True
+    )
     if result.returncode != 0:
         raise RuntimeError(f"{function}{args} failed:\n{result.stderr}")
     return json.loads(result.stdout.splitlines()[-1])
 
 
 def warm_allocator():
-    """Allocate and free one 16 MiB array, as any program that has handled a large array has done.
+    """Allocate and free one 16 MiB array, as any program that has handled a large array
+    has done.
 
-    glibc's malloc hands out arrays above 128 KiB as fresh pages from the kernel and gives them back
-    when they are freed, so a loop over such arrays pays page faults on every pass; the first time it
-    frees a large block it raises that threshold for good, and from then on such arrays are recycled
-    from its heap. Whether a process is in the first state or the second depends on what it happened
-    to allocate before (importing PyTorch is enough to switch it), and it moves the hand-written
-    spiral step by a factor of almost two: so every measurement starts from the second, the state of
-    any real training program."""
+    glibc's malloc hands out arrays above 128 KiB as fresh pages from the kernel and
+    gives them back when they are freed, so a loop over such arrays pays page faults on
+    every pass; the first time it frees a large block it raises that threshold for good,
+    and from then on such arrays are recycled from its heap. Whether a process is in the
+    first state or the second depends on what it happened to allocate before (importing
+    PyTorch is enough to switch it), and it moves the hand-written spiral step by a
+    factor of almost two: so every measurement starts from the second, the state of any
+    real training program."""
     np.ones(2 * 2**20).sum()
 
 
 def training_step(net, quick, include_autograd):
-    """Median seconds per training step of every implementation on one network of NETS."""
+    """Median seconds per training step of every implementation on one network of
+    NETS."""
     warm_allocator()
     sizes, batch = NETS[net]
     if quick:
-        sizes, batch = sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:], min(batch, 64)
+        sizes, batch = (
+            sizes[:1] + [min(s, 32) for s in sizes[1:-1]] + sizes[-1:],
+            min(batch, 64),
+        )
     benchmark = "training step, batch over 1000" if batch > 1000 else "training step"
-    return interleaved_medians(implementations(sizes, batch, include_autograd), *rounds_for(benchmark, quick))
+    return interleaved_medians(
+        implementations(sizes, batch, include_autograd), *rounds_for(benchmark, quick)
+    )
 
 
 def training_steps(quick, include_autograd):
-    return {net: in_fresh_process("training_step", net, quick, include_autograd) for net in NETS}
+    return {
+        net: in_fresh_process("training_step", net, quick, include_autograd)
+        for net in NETS
+    }
 
 
 def forward_only(quick):
-    """Median seconds of the spiral network's forward pass: NumPy, the engine under no_grad and recording."""
+    """Median seconds of the spiral network's forward pass: NumPy, the engine under
+    no_grad and recording."""
     warm_allocator()
     sizes, batch = NETS[SPIRAL]
     X, y, weights = problem(sizes, batch)
@@ -281,14 +338,20 @@ def forward_only(quick):
         with no_grad():
             return net(X)
 
-    return interleaved_medians({"numpy (by hand)": numpy_forward, "engine, no_grad": engine_no_grad,
-                                "engine, recording": lambda: net(X)},
-                               *rounds_for("spiral forward", quick))
+    return interleaved_medians(
+        {
+            "numpy (by hand)": numpy_forward,
+            "engine, no_grad": engine_no_grad,
+            "engine, recording": lambda: net(X),
+        },
+        *rounds_for("spiral forward", quick),
+    )
 
 
 def memory(quick):
-    """Peak RSS of a training loop, and the graph's size for one step. Call it in a fresh process
-    (its allocator not warmed), so that the peak belongs to the loop alone."""
+    """Peak RSS of a training loop, and the graph's size for one step. Call it in a
+    fresh process (its allocator not warmed), so that the peak belongs to the loop
+    alone."""
     steps = 50 if quick else 1000
     sizes, batch = NETS[SPIRAL]
     step = engine_step(sizes, *problem(sizes, batch))
@@ -298,40 +361,49 @@ def memory(quick):
         if k % max(steps // 10, 1) == 0 or k == steps - 1:
             samples.append((k + 1, peak_rss_mib()))
     nodes, size = graph_footprint(loss)
-    return {"peak_rss_mib_by_step": samples, "graph_nodes_per_step": nodes, "graph_bytes_per_step": size}
+    return {
+        "peak_rss_mib_by_step": samples,
+        "graph_nodes_per_step": nodes,
+        "graph_bytes_per_step": size,
+    }
 
 
 def peak_rss_mib():
-    """This process's peak resident memory. /proc's VmHWM starts afresh at exec; ru_maxrss, the
-    fallback, may carry over the parent's peak on Linux."""
+    """This process's peak resident memory. /proc's VmHWM starts afresh at exec;
+    ru_maxrss, the fallback, may carry over the parent's peak on Linux."""
     status = Path("/proc/self/status")
     if status.exists():
         for line in status.read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def width_sweep(quick):
-    """Median step time of every implementation for [2, w, w, 3] at batch 4096, over widths w."""
+    """Median step time of every implementation for [2, w, w, 3] at batch 4096, over
+    widths w."""
     warm_allocator()
     widths = [16, 64] if quick else [16, 32, 64, 128, 256, 512]
     sweep = {}
     for width in widths:
         sizes, batch = [2, width, width, 3], (256 if quick else 4096)
-        sweep[width] = interleaved_medians(implementations(sizes, batch, include_autograd=False),
-                                           *rounds_for("width sweep", quick))
+        sweep[width] = interleaved_medians(
+            implementations(sizes, batch, include_autograd=False),
+            *rounds_for("width sweep", quick),
+        )
     return sweep
 
 
 def deep_chain(quick):
-    """Seconds per node of backward over chains of n multiplications (after one warm-up chain)."""
+    """Seconds per node of backward over chains of n multiplications (after one warm-up
+    chain)."""
     warm_allocator()
     result = {}
     warm_up = Tensor(np.ones(4))
     (warm_up * 1.0).backward(np.ones(4))
-    for n in ([1_000, 10_000] if quick else [1_000, 10_000, 100_000]):
+    for n in [1_000, 10_000] if quick else [1_000, 10_000, 100_000]:
         x = Tensor(np.ones(4))
         y = x
         for _ in range(n):
@@ -352,9 +424,10 @@ def jacobian_network(n, m, hidden=32, seed=0):
 
 
 def chain_peak_bytes(depth, mode):
-    """tracemalloc's peak while a chain of `depth` tanh ops runs on 10,000 numbers, under jvp
-    (a value and its tangent) or under no_grad."""
+    """tracemalloc's peak while a chain of `depth` tanh ops runs on 10,000 numbers,
+    under jvp (a value and its tangent) or under no_grad."""
     import tracemalloc
+
     x0 = np.random.default_rng(0).normal(size=10_000)
 
     def chain(x):
@@ -374,8 +447,9 @@ def chain_peak_bytes(depth, mode):
 
 
 def forward_mode(quick):
-    """Chapter 9's forward mode: one JVP pass of the spiral network against its forward pass
-    under no_grad; the memory of a deep chain under jvp; full Jacobians forward and reverse."""
+    """Chapter 9's forward mode: one JVP pass of the spiral network against its forward
+    pass under no_grad; the memory of a deep chain under jvp; full Jacobians forward and
+    reverse."""
     warm_allocator()
     sizes, batch = NETS[SPIRAL]
     X, y, weights = problem(sizes, batch)
@@ -399,13 +473,20 @@ def forward_mode(quick):
             return net(X)
 
     spiral = interleaved_medians(
-        {"engine, no_grad": engine_no_grad,
-         "jvp, direction in the inputs X": lambda: jvp(net, (X,), (U,)),
-         "jvp, direction in all parameters": lambda: jvp(logits, weights, directions)},
-        *rounds_for("forward mode, spiral", quick))
+        {
+            "engine, no_grad": engine_no_grad,
+            "jvp, direction in the inputs X": lambda: jvp(net, (X,), (U,)),
+            "jvp, direction in all parameters": lambda: jvp(
+                logits, weights, directions
+            ),
+        },
+        *rounds_for("forward mode, spiral", quick),
+    )
     depths = [100, 1_000] if quick else [1_000, 100_000]
-    memory = {"jvp": {depth: chain_peak_bytes(depth, "jvp") for depth in depths},
-              "no_grad": {depths[-1]: chain_peak_bytes(depths[-1], "no_grad")}}
+    memory = {
+        "jvp": {depth: chain_peak_bytes(depth, "jvp") for depth in depths},
+        "no_grad": {depths[-1]: chain_peak_bytes(depths[-1], "no_grad")},
+    }
     grid_sizes = [1, 4] if quick else [1, 4, 16, 64]
     grid = {}
     for n in grid_sizes:
@@ -413,75 +494,164 @@ def forward_mode(quick):
             f = jacobian_network(n, m)
             x = np.random.default_rng(2).normal(size=n)
             times = interleaved_minimums(
-                {"forward, n passes": lambda: jacobian_forward(f, x, batched=False),
-                 "forward, one batched pass": lambda: jacobian_forward(f, x),
-                 "reverse, m passes": lambda: jacobian_reverse(f, x)},
-                *rounds_for("forward mode, Jacobian grid", quick))
+                {
+                    # called here, in this iteration: the defaults bind this f, x
+                    "forward, n passes": lambda f=f, x=x: jacobian_forward(
+                        f, x, batched=False
+                    ),
+                    "forward, one batched pass": lambda f=f, x=x: jacobian_forward(
+                        f, x
+                    ),
+                    "reverse, m passes": lambda f=f, x=x: jacobian_reverse(f, x),
+                },
+                *rounds_for("forward mode, Jacobian grid", quick),
+            )
             grid[f"{n},{m}"] = times
-    return {"spiral_seconds": spiral, "chain_peak_bytes": memory, "jacobian_seconds": grid}
+    return {
+        "spiral_seconds": spiral,
+        "chain_peak_bytes": memory,
+        "jacobian_seconds": grid,
+    }
 
 
 def interleaved_minimums(functions, rounds, repeats):
-    """The fastest round's seconds per call of each function, alternating between them: for
-    the Jacobian grid's short calls, the least disturbed measurement."""
+    """The fastest round's seconds per call of each function, alternating between them:
+    for the Jacobian grid's short calls, the least disturbed measurement."""
     return interleaved_medians(functions, rounds, repeats, statistic=np.min)
 
 
 def report(results):
-    """Print what the benchmark measured: times as ratios to hand-written NumPy (or to the
-    engine's forward pass under no_grad, for forward mode)."""
+    """Print what the benchmark measured: times as ratios to hand-written NumPy (or to
+    the engine's forward pass under no_grad, for forward mode)."""
     machine = results["machine"]
-    print("BLAS:", machine["blas"], "| threads:", machine["threads"], "| libc:", machine["libc"],
-          "| OPENBLAS_CORETYPE:", machine["OPENBLAS_CORETYPE"])
+    print(
+        "BLAS:",
+        machine["blas"],
+        "| threads:",
+        machine["threads"],
+        "| libc:",
+        machine["libc"],
+        "| OPENBLAS_CORETYPE:",
+        machine["OPENBLAS_CORETYPE"],
+    )
     steps = results["training_step_seconds"]
-    print(f"\n{'training step (median)':<32}" + "".join(f"{name:>24}" for name in next(iter(steps.values()))))
+    print(
+        f"\n{'training step (median)':<32}"
+        + "".join(f"{name:>24}" for name in next(iter(steps.values())))
+    )
     for net, medians in steps.items():
         base = medians["numpy (by hand)"]
-        print(f"{net:<32}" + "".join(f"{t * 1e3:>15.3f} ms {t / base:>5.2f}x" for t in medians.values()))
+        print(
+            f"{net:<32}"
+            + "".join(
+                f"{t * 1e3:>15.3f} ms {t / base:>5.2f}x" for t in medians.values()
+            )
+        )
     forward = results["forward_spiral_seconds"]
-    print("\nspiral forward:", ", ".join(f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)"
-                                       for k, v in forward.items()))
+    print(
+        "\nspiral forward:",
+        ", ".join(
+            f"{k} {v * 1e6:.1f} µs ({v / forward['numpy (by hand)']:.2f}x)"
+            for k, v in forward.items()
+        ),
+    )
     mem = results["memory"]
-    print("memory: peak RSS (MiB) by step:", [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
-          f"| graph per step: {mem['graph_nodes_per_step']} nodes, {mem['graph_bytes_per_step'] / 1024:.0f} KiB")
-    print("width sweep [2,w,w,3] b4096, ratio to numpy:", {w: {k: round(v / m["numpy (by hand)"], 2) for k, v in m.items()}
-                                                         for w, m in results["width_sweep_seconds"].items()})
-    print("deep chain backward, µs per node:",
-          {n: round(t * 1e6, 2) for n, t in results["deep_chain_seconds_per_node"].items()})
+    print(
+        "memory: peak RSS (MiB) by step:",
+        [(k, round(v, 1)) for k, v in mem["peak_rss_mib_by_step"]],
+        f"| graph per step: {mem['graph_nodes_per_step']} nodes, "
+        f"{mem['graph_bytes_per_step'] / 1024:.0f} KiB",
+    )
+    print(
+        "width sweep [2,w,w,3] b4096, ratio to numpy:",
+        {
+            w: {k: round(v / m["numpy (by hand)"], 2) for k, v in m.items()}
+            for w, m in results["width_sweep_seconds"].items()
+        },
+    )
+    print(
+        "deep chain backward, µs per node:",
+        {
+            n: round(t * 1e6, 2)
+            for n, t in results["deep_chain_seconds_per_node"].items()
+        },
+    )
     forward_mode = results["forward_mode"]
     spiral = forward_mode["spiral_seconds"]
     base = spiral["engine, no_grad"]
-    print("forward mode, spiral net: " + ", ".join(
-        f"{k} {v * 1e6:.0f} µs ({v / base:.2f}x)" for k, v in spiral.items()))
+    print(
+        "forward mode, spiral net: "
+        + ", ".join(
+            f"{k} {v * 1e6:.0f} µs ({v / base:.2f}x)" for k, v in spiral.items()
+        )
+    )
     chain = forward_mode["chain_peak_bytes"]
-    print("chain peak (KiB): jvp " + ", ".join(f"{int(d):,} ops {b / 1024:.0f}" for d, b in chain["jvp"].items())
-          + "; no_grad " + ", ".join(f"{int(d):,} ops {b / 1024:.0f}" for d, b in chain["no_grad"].items()))
-    ratios = {cell: (t["forward, n passes"] / t["reverse, m passes"],
-                     t["forward, one batched pass"] / t["reverse, m passes"])
-              for cell, t in forward_mode["jacobian_seconds"].items()}
-    print("Jacobian, time forward / time reverse (n passes; batched): " + ", ".join(
-        f"({cell}) {a:.2f}; {b:.2f}" for cell, (a, b) in ratios.items()))
+    print(
+        "chain peak (KiB): jvp "
+        + ", ".join(f"{int(d):,} ops {b / 1024:.0f}" for d, b in chain["jvp"].items())
+        + "; no_grad "
+        + ", ".join(
+            f"{int(d):,} ops {b / 1024:.0f}" for d, b in chain["no_grad"].items()
+        )
+    )
+    ratios = {
+        cell: (
+            t["forward, n passes"] / t["reverse, m passes"],
+            t["forward, one batched pass"] / t["reverse, m passes"],
+        )
+        for cell, t in forward_mode["jacobian_seconds"].items()
+    }
+    print(
+        "Jacobian, time forward / time reverse (n passes; batched): "
+        + ", ".join(f"({cell}) {a:.2f}; {b:.2f}" for cell, (a, b) in ratios.items())
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes and few rounds: a smoke test")
-    parser.add_argument("--no-autograd", action="store_true", help="skip HIPS autograd even if installed")
-    parser.add_argument("--output", default=None, help="where to write the JSON results")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="BLAS and PyTorch threads (default 1: the cost of bookkeeping, not of thread scheduling)")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny sizes and few rounds: a smoke test"
+    )
+    parser.add_argument(
+        "--no-autograd",
+        action="store_true",
+        help="skip HIPS autograd even if installed",
+    )
+    parser.add_argument(
+        "--output", default=None, help="where to write the JSON results"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help=(
+            "BLAS and PyTorch threads "
+            "(default 1: the cost of bookkeeping, not of thread scheduling)"
+        ),
+    )
     args = parser.parse_args(argv)
-    threads = str(args.threads)   # BLAS (NumPy's) and PyTorch threads of every measuring process
-    os.environ.update(OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    threads = str(
+        args.threads
+    )  # BLAS (NumPy's) and PyTorch threads of every measuring process
+    os.environ.update(
+        OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads
+    )
 
     results = {
-        "machine": {"python": platform.python_version(), "numpy": np.__version__, "processor": platform.machine(),
-                    "cpu_count": os.cpu_count(), "threads": args.threads,
-                    "blas": in_fresh_process("blas_description"),
-                    "libc": " ".join(platform.libc_ver()),
-                    "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")},
+        "machine": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "processor": platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "threads": args.threads,
+            "blas": in_fresh_process("blas_description"),
+            "libc": " ".join(platform.libc_ver()),
+            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
+        },
         "quick": args.quick,
-        "training_step_seconds": training_steps(args.quick, include_autograd=not args.no_autograd),
+        "training_step_seconds": training_steps(
+            args.quick, include_autograd=not args.no_autograd
+        ),
         "forward_spiral_seconds": in_fresh_process("forward_only", args.quick),
         "memory": in_fresh_process("memory", args.quick),
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
@@ -489,7 +659,9 @@ def main(argv=None):
         "forward_mode": in_fresh_process("forward_mode", args.quick),
     }
     report(results)
-    output = args.output or (None if args.quick else ROOT / "benchmarks" / "results.json")
+    output = args.output or (
+        None if args.quick else ROOT / "benchmarks" / "results.json"
+    )
     if output:
         Path(output).write_text(json.dumps(results, indent=1))
         print(f"\nwrote {output}")

@@ -1,33 +1,35 @@
-"""Chapter 13's transformer, run longer than a test suite can: several seeds, a minute of training
-each, step times against PyTorch eager, and memory with and without checkpoints.
+"""Chapter 13's transformer, run longer than a test suite can: several seeds, a minute
+of training each, step times against PyTorch eager, and memory with and without
+checkpoints.
 
-    python benchmarks/transformer.py           # the full run: writes benchmarks/transformer.json
-    python benchmarks/transformer.py --quick --output OUT.json    # a smoke run (the tests)
+    python benchmarks/transformer.py  # the full run: writes benchmarks/transformer.json
+    python benchmarks/transformer.py --quick --output OUT.json  # a smoke run (tests)
 
-The code that runs is the chapter's own: the cells of book/13_transformer.ipynb that begin with
-MARKER ("The experiment's code") and its cells for engine.nn (the ops, the mask, attention),
-executed in order after the chapter's first code cell (its imports); nothing here re-implements
-the model, the baselines or the training loop.
-`code` in the output is a hash of those cells (all but the imports), so the tests can tell whether
-the stored file was made by the code the chapter now holds.
+The code that runs is the chapter's own: the cells of book/13_transformer.ipynb that
+begin with MARKER ("The experiment's code") and its cells for engine.nn (the ops, the
+mask, attention), executed in order after the chapter's first code cell (its imports);
+nothing here re-implements the model, the baselines or the training loop. `code` in the
+output is a hash of those cells (all but the imports), so the tests can tell whether the
+stored file was made by the code the chapter now holds.
 
-In the full run every measurement runs in a fresh Python process with one BLAS thread and one
-PyTorch thread (as benchmarks/run.py does), one after the other, so that no two compete for the
-two cores; the quick run calls them in this process. Training times are the seconds spent in the
-training steps (evaluations excluded). The chapter reads the file and asserts the claims its text
-makes about it.
-"""
+In the full run every measurement runs in a fresh Python process with one BLAS thread
+and one PyTorch thread (as benchmarks/run.py does), one after the other, so that no two
+compete for the two cores; the quick run calls them in this process. Training times are
+the seconds spent in the training steps (evaluations excluded). The chapter reads the
+file and asserts the claims its text makes about it."""
+
 import argparse
 import functools
 import hashlib
 import json
 import os
+from pathlib import Path
 import platform
 import subprocess
 import sys
 import time
-from pathlib import Path
 from types import SimpleNamespace
+
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -37,16 +39,34 @@ EXPORT = "#| export"
 
 # What each part runs, in the full run and in the quick smoke run.
 PLAN = {
-    "full": {"short_seeds": 5, "short_steps": 300, "mlp_short_steps": 1500,
-             "long_seeds": 3, "long_steps": 6000, "long_every": 1000,
-             "mlp_long_steps": 32_000, "mlp_long_every": 4000,
-             "timing_rounds": 30, "timing_layers": [1, 4], "memory_layers": [1, 2, 4, 8],
-             "memory_repeats": 3},
-    "quick": {"short_seeds": 2, "short_steps": 20, "mlp_short_steps": 40,
-              "long_seeds": 1, "long_steps": 30, "long_every": 15,
-              "mlp_long_steps": 60, "mlp_long_every": 30,
-              "timing_rounds": 2, "timing_layers": [1], "memory_layers": [1, 2],
-              "memory_repeats": 1},
+    "full": {
+        "short_seeds": 5,
+        "short_steps": 300,
+        "mlp_short_steps": 1500,
+        "long_seeds": 3,
+        "long_steps": 6000,
+        "long_every": 1000,
+        "mlp_long_steps": 32_000,
+        "mlp_long_every": 4000,
+        "timing_rounds": 30,
+        "timing_layers": [1, 4],
+        "memory_layers": [1, 2, 4, 8],
+        "memory_repeats": 3,
+    },
+    "quick": {
+        "short_seeds": 2,
+        "short_steps": 20,
+        "mlp_short_steps": 40,
+        "long_seeds": 1,
+        "long_steps": 30,
+        "long_every": 15,
+        "mlp_long_steps": 60,
+        "mlp_long_every": 30,
+        "timing_rounds": 2,
+        "timing_layers": [1],
+        "memory_layers": [1, 2],
+        "memory_repeats": 1,
+    },
 }
 BATCH, MLP_BATCH, WINDOW = 64, 256, 5
 SCHEDULES = {"none": False, "blocks": "blocks", "sublayers": "sublayers"}
@@ -56,8 +76,11 @@ SHOWN = "kowalski"
 def cells():
     """The chapter's code cells as (index, source)."""
     notebook = json.loads(CHAPTER.read_text(encoding="utf-8"))
-    return [(i, "".join(c["source"])) for i, c in enumerate(notebook["cells"])
-            if c["cell_type"] == "code"]
+    return [
+        (i, "".join(c["source"]))
+        for i, c in enumerate(notebook["cells"])
+        if c["cell_type"] == "code"
+    ]
 
 
 def code_hash():
@@ -66,14 +89,15 @@ def code_hash():
     return hashlib.sha256("\n\n".join(chosen).encode("utf-8")).hexdigest()[:16]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def chapter():
-    """The chapter's imports (its first code cell), its engine cells for `engine.nn` and its
-    experiment definitions, executed in order: a namespace."""
+    """The chapter's imports (its first code cell), its engine cells for `engine.nn` and
+    its experiment definitions, executed in order: a namespace."""
     found = cells()
     namespace = {"__name__": "chapter13"}
-    chosen = [found[0]] + [(i, s) for i, s in found[1:]
-                           if s.startswith((MARKER, EXPORT + " nn"))]
+    chosen = [found[0]] + [
+        (i, s) for i, s in found[1:] if s.startswith((MARKER, EXPORT + " nn"))
+    ]
     for index, source in chosen:
         exec(compile(source, f"{CHAPTER}, cell {index}", "exec"), namespace)
     return SimpleNamespace(**namespace)
@@ -89,8 +113,13 @@ def data(c):
         chars = c.vocabulary(names)
         context = max(len(n) for n in names) + 1
         train, validation = c.split(names)
-        DATA[id(c)] = (chars, context, c.encode(train, chars, context),
-                       c.encode(validation, chars, context), names)
+        DATA[id(c)] = (
+            chars,
+            context,
+            c.encode(train, chars, context),
+            c.encode(validation, chars, context),
+            names,
+        )
     return DATA[id(c)]
 
 
@@ -98,13 +127,28 @@ def short_runs(plan):
     """The chapter's short run, for several seeds of each network; and the bigram."""
     c = chapter()
     chars, context, (X, Y), (Xv, Yv), names = data(c)
-    result = {"data": {"names": len(names), "train": len(X), "validation": len(Xv),
-                       "validation_targets": int((Yv >= 0).sum()),
-                       "bigram": c.bigram_loss(X, Y, Xv, Yv, len(chars))},
-              "transformer": {"steps": plan["short_steps"], "batch": BATCH,
-                              "validation": [], "seconds": []},
-              "mlp": {"steps": plan["mlp_short_steps"], "batch": MLP_BATCH, "k": WINDOW,
-                      "validation": [], "seconds": []}}
+    result = {
+        "data": {
+            "names": len(names),
+            "train": len(X),
+            "validation": len(Xv),
+            "validation_targets": int((Yv >= 0).sum()),
+            "bigram": c.bigram_loss(X, Y, Xv, Yv, len(chars)),
+        },
+        "transformer": {
+            "steps": plan["short_steps"],
+            "batch": BATCH,
+            "validation": [],
+            "seconds": [],
+        },
+        "mlp": {
+            "steps": plan["mlp_short_steps"],
+            "batch": MLP_BATCH,
+            "k": WINDOW,
+            "validation": [],
+            "seconds": [],
+        },
+    }
     windows, windows_val = c.pairs(X, Y, WINDOW), c.pairs(Xv, Yv, WINDOW)
     for seed in range(plan["short_seeds"]):
         model = c.Transformer(len(chars), context, seed=seed)
@@ -112,7 +156,9 @@ def short_runs(plan):
         result["transformer"]["validation"].append(c.evaluate(model, Xv, Yv))
         result["transformer"]["seconds"].append(seconds)
         mlp = c.WindowMLP(len(chars), k=WINDOW, seed=seed)
-        seconds, _ = c.train(mlp, *windows, plan["mlp_short_steps"], MLP_BATCH, seed=seed)
+        seconds, _ = c.train(
+            mlp, *windows, plan["mlp_short_steps"], MLP_BATCH, seed=seed
+        )
         result["mlp"]["validation"].append(c.evaluate(mlp, *windows_val))
         result["mlp"]["seconds"].append(seconds)
         if seed == 0:
@@ -127,15 +173,29 @@ def long_run(kind, seed, plan):
     chars, context, (X, Y), (Xv, Yv), names = data(c)
     if kind == "transformer":
         model = c.Transformer(len(chars), context, seed=seed)
-        seconds, curve = c.train(model, X, Y, plan["long_steps"], BATCH, seed=seed,
-                                 every=plan["long_every"], validation=(Xv, Yv))
+        seconds, curve = c.train(
+            model,
+            X,
+            Y,
+            plan["long_steps"],
+            BATCH,
+            seed=seed,
+            every=plan["long_every"],
+            validation=(Xv, Yv),
+        )
         final = c.evaluate(model, Xv, Yv)
     else:
         model = c.WindowMLP(len(chars), k=WINDOW, seed=seed)
         validation = c.pairs(Xv, Yv, WINDOW)
-        seconds, curve = c.train(model, *c.pairs(X, Y, WINDOW), plan["mlp_long_steps"],
-                                 MLP_BATCH, seed=seed, every=plan["mlp_long_every"],
-                                 validation=validation)
+        seconds, curve = c.train(
+            model,
+            *c.pairs(X, Y, WINDOW),
+            plan["mlp_long_steps"],
+            MLP_BATCH,
+            seed=seed,
+            every=plan["mlp_long_every"],
+            validation=validation,
+        )
         final = c.evaluate(model, *validation)
     result = {"validation": final, "seconds": seconds, "curve": curve}
     if kind == "transformer" and seed == 0:
@@ -143,9 +203,11 @@ def long_run(kind, seed, plan):
         known = set(names)
         n = len(SHOWN) + 1
         weights = model.attention_weights(c.encode([SHOWN], chars, context)[0])
-        result.update(samples=c.sample(model, chars, 10, seed=0),
-                      new_of_200=sum(name not in known for name in drawn),
-                      attention=weights[0, :, :n, :n].tolist())
+        result.update(
+            samples=c.sample(model, chars, 10, seed=0),
+            new_of_200=sum(name not in known for name in drawn),
+            attention=weights[0, :, :n, :n].tolist(),
+        )
     return result
 
 
@@ -155,6 +217,7 @@ def step_times(layers, plan):
     interleaved in every round."""
     import numpy as np
     import torch
+
     torch.set_num_threads(1)
     c = chapter()
     chars, context, (X, Y), _, _ = data(c)
@@ -168,11 +231,13 @@ def step_times(layers, plan):
             optimizer.zero_grad()
             model.loss(X[rows], Y[rows], checkpointed).backward()
             optimizer.step()
+
         return step
 
     def torch_stepper(dtype):
-        witness = c.TorchTransformer(c.Transformer(len(chars), context, layers=layers),
-                                     dtype=dtype)
+        witness = c.TorchTransformer(
+            c.Transformer(len(chars), context, layers=layers), dtype=dtype
+        )
         optimizer = torch.optim.Adam(witness.params, lr=1e-3)
         Xt, Yt = torch.as_tensor(X), torch.as_tensor(Y)
 
@@ -181,14 +246,17 @@ def step_times(layers, plan):
             optimizer.zero_grad()
             witness.loss(Xt[index], Yt[index]).backward()
             optimizer.step()
+
         return step
 
-    steppers = {"engine": engine_stepper(False),
-                "engine, checkpoint per block": engine_stepper("blocks"),
-                "engine, checkpoint per sublayer": engine_stepper("sublayers"),
-                "PyTorch eager, float64": torch_stepper(torch.float64),
-                "PyTorch eager, float32": torch_stepper(torch.float32)}
-    for step in steppers.values():               # warm-up
+    steppers = {
+        "engine": engine_stepper(False),
+        "engine, checkpoint per block": engine_stepper("blocks"),
+        "engine, checkpoint per sublayer": engine_stepper("sublayers"),
+        "PyTorch eager, float64": torch_stepper(torch.float64),
+        "PyTorch eager, float32": torch_stepper(torch.float32),
+    }
+    for step in steppers.values():  # warm-up
         for rows in batches[:5]:
             step(rows)
     times = {name: [] for name in steppers}
@@ -209,6 +277,7 @@ def memory(layers, plan):
     import tracemalloc
 
     import numpy as np
+
     c = chapter()
     chars, context, (X, Y), _, _ = data(c)
     rows = np.random.default_rng(0).integers(0, len(X), BATCH)
@@ -229,41 +298,63 @@ def memory(layers, plan):
             del loss, gradients
             peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
             tracemalloc.stop()
-        found.append({"layers": layers, "checkpointed": name, "peak_arrays": census.peak,
-                      "op_calls": census.ops, "peak_mib": min(peaks)})
+        found.append(
+            {
+                "layers": layers,
+                "checkpointed": name,
+                "peak_arrays": census.peak,
+                "op_calls": census.ops,
+                "peak_mib": min(peaks),
+            }
+        )
     return found
 
 
 def in_fresh_process(function, *args):
-    """function(*args), a function of this module, in a new Python process: its JSON result.
-    It inherits the thread settings that main() puts in the environment."""
-    code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import transformer; "
-            f"print(json.dumps(transformer.{function}(*{args!r})))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=ROOT)
+    """function(*args), a function of this module, in a new Python process: its JSON
+    result. It inherits the thread settings that main() puts in the environment."""
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import transformer; "
+        f"print(json.dumps(transformer.{function}(*{args!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT
+    )
     if result.returncode != 0:
         raise RuntimeError(f"{function}{args} failed:\n{result.stderr}")
     return json.loads(result.stdout.splitlines()[-1])
 
 
 def in_this_process(function, *args):
-    """function(*args), a function of this module, called here, its result through JSON."""
+    """function(*args), a function of this module, called here, its result through
+    JSON."""
     return json.loads(json.dumps(globals()[function](*args)))
 
 
 def blas_description():
     import numpy  # noqa: F401  (threadpoolctl sees only the BLAS of modules already loaded)
     from threadpoolctl import threadpool_info
-    return [{k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
-            for info in threadpool_info() if info["user_api"] == "blas"]
+
+    return [
+        {
+            k: info.get(k)
+            for k in ("internal_api", "version", "architecture", "num_threads")
+        }
+        for info in threadpool_info()
+        if info["user_api"] == "blas"
+    ]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny runs: a smoke test")
-    parser.add_argument("--output", default=None, help="where to write the JSON results")
+    parser.add_argument(
+        "--output", default=None, help="where to write the JSON results"
+    )
     args = parser.parse_args(argv)
-    os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    os.environ.update(
+        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1"
+    )
     plan = PLAN["quick" if args.quick else "full"]
     started = time.perf_counter()
     measure = in_this_process if args.quick else in_fresh_process
@@ -272,12 +363,21 @@ def main(argv=None):
         print(f"[{time.perf_counter() - started:6.0f} s] {what}", flush=True)
 
     import numpy as np
-    results = {"command": "python benchmarks/transformer.py" + " --quick" * args.quick,
-               "quick": args.quick, "code": code_hash(), "plan": plan,
-               "machine": {"python": platform.python_version(), "numpy": np.__version__,
-                           "processor": platform.machine(), "cpu_count": os.cpu_count(),
-                           "blas": measure("blas_description"),
-                           "load_average_at_start": list(os.getloadavg())}}
+
+    results = {
+        "command": "python benchmarks/transformer.py" + " --quick" * args.quick,
+        "quick": args.quick,
+        "code": code_hash(),
+        "plan": plan,
+        "machine": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "processor": platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "blas": measure("blas_description"),
+            "load_average_at_start": list(os.getloadavg()),
+        },
+    }
     say("short runs")
     short = measure("short_runs", plan)
     results["data"] = short.pop("data")
@@ -290,23 +390,36 @@ def main(argv=None):
             say(f"long run: {kind}, seed {seed}")
             runs.append(measure("long_run", kind, seed, plan))
         results["long"][kind] = {
-            "steps": plan[steps], "batch": BATCH if kind == "transformer" else MLP_BATCH,
+            "steps": plan[steps],
+            "batch": BATCH if kind == "transformer" else MLP_BATCH,
             "validation": [r["validation"] for r in runs],
-            "seconds": [r["seconds"] for r in runs], "curves": [r["curve"] for r in runs]}
+            "seconds": [r["seconds"] for r in runs],
+            "curves": [r["curve"] for r in runs],
+        }
         if kind == "transformer":
             first = runs[0]
-            results["samples"].update(long=first["samples"],
-                                      long_new_of_200=first["new_of_200"])
+            results["samples"].update(
+                long=first["samples"], long_new_of_200=first["new_of_200"]
+            )
             results["attention"] = {"name": SHOWN, "long": first["attention"]}
     say("step times")
-    results["step_seconds"] = {"batch": BATCH, "rounds": plan["timing_rounds"],
-                               "medians": {str(layers): measure("step_times",
-                                                                         layers, plan)
-                                           for layers in plan["timing_layers"]}}
+    results["step_seconds"] = {
+        "batch": BATCH,
+        "rounds": plan["timing_rounds"],
+        "medians": {
+            str(layers): measure("step_times", layers, plan)
+            for layers in plan["timing_layers"]
+        },
+    }
     say("memory")
-    results["memory"] = {"batch": BATCH, "rows": [row for layers in plan["memory_layers"]
-                                                  for row in measure("memory",
-                                                                              layers, plan)]}
+    results["memory"] = {
+        "batch": BATCH,
+        "rows": [
+            row
+            for layers in plan["memory_layers"]
+            for row in measure("memory", layers, plan)
+        ],
+    }
     results["machine"]["load_average_at_end"] = list(os.getloadavg())
     results["seconds"] = time.perf_counter() - started
     report(results)
@@ -322,19 +435,32 @@ def report(results):
     print(f"bigram {results['data']['bigram']:.4f}")
     for part in ("short", "long"):
         for kind, runs in results[part].items():
-            print(f"{part:<5} {kind:<11} {runs['steps']:>6} steps: validation "
-                  + ", ".join(f"{v:.4f}" for v in runs["validation"])
-                  + "; seconds " + ", ".join(f"{s:.1f}" for s in runs["seconds"]))
-    print("samples:", ", ".join(results["samples"]["long"]),
-          f"({results['samples']['long_new_of_200']} of 200 not in the list)")
+            print(
+                f"{part:<5} {kind:<11} {runs['steps']:>6} steps: validation "
+                + ", ".join(f"{v:.4f}" for v in runs["validation"])
+                + "; seconds "
+                + ", ".join(f"{s:.1f}" for s in runs["seconds"])
+            )
+    print(
+        "samples:",
+        ", ".join(results["samples"]["long"]),
+        f"({results['samples']['long_new_of_200']} of 200 not in the list)",
+    )
     for layers, medians in results["step_seconds"]["medians"].items():
         reference = medians["PyTorch eager, float64"]
-        print(f"step, {layers} block(s): " + ", ".join(
-            f"{name} {t * 1e3:.1f} ms ({t / reference:.2f}x)" for name, t in medians.items()))
+        print(
+            f"step, {layers} block(s): "
+            + ", ".join(
+                f"{name} {t * 1e3:.1f} ms ({t / reference:.2f}x)"
+                for name, t in medians.items()
+            )
+        )
     for row in results["memory"]["rows"]:
-        print(f"memory, {row['layers']} block(s), checkpoints {row['checkpointed']:<9}: "
-              f"{row['peak_arrays']:>3} arrays, {row['op_calls']:>3} op calls, "
-              f"{row['peak_mib']:.2f} MiB")
+        print(
+            f"memory, {row['layers']} block(s), checkpoints {row['checkpointed']:<9}: "
+            f"{row['peak_arrays']:>3} arrays, {row['op_calls']:>3} op calls, "
+            f"{row['peak_mib']:.2f} MiB"
+        )
     print(f"{results['seconds']:.0f} s in all")
 
 

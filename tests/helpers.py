@@ -6,6 +6,7 @@ that asks for its own number of examples, are in hypothesis_profiles.py.
   test_higher_order.py run every op on them.
 - assert_gradient: a function's value against NumPy, and every input's gradient against
   central differences (test_core.py, test_gradients.py)."""
+
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 import numpy as np
@@ -27,12 +28,15 @@ def shapes_for(case):
     sizes = dict(min_side=min_side, max_side=max_side)
     if family.kind == "broadcast":
         return mutually_broadcastable_shapes(
-            num_shapes=len(case.shapes[0]), min_dims=min_dims, max_dims=max_dims,
-            **sizes).map(lambda s: s.input_shapes)
+            num_shapes=len(case.shapes[0]),
+            min_dims=min_dims,
+            max_dims=max_dims,
+            **sizes,
+        ).map(lambda s: s.input_shapes)
     if family.kind == "matmul":
         return mutually_broadcastable_shapes(
-            signature=np.matmul.signature, min_dims=min_dims, max_dims=max_dims,
-            **sizes).map(lambda s: s.input_shapes)
+            signature=np.matmul.signature, min_dims=min_dims, max_dims=max_dims, **sizes
+        ).map(lambda s: s.input_shapes)
     assert family.kind == "array", family
     arrays = array_shapes(min_dims=min_dims, max_dims=max_dims, **sizes)
     if family.rows is not None:
@@ -49,10 +53,12 @@ def assert_gradient(f_tensor, f_numpy, *arrays, tol=1e-7, seed=0):
     np.testing.assert_allclose(out.data, f_numpy(*arrays), rtol=1e-12, atol=1e-12)
     (out * G).sum().backward()
     for i, (t, a) in enumerate(zip(tensors, arrays)):
+
         def projected(v, i=i):
             args = list(arrays)
             args[i] = v
             return np.sum(f_numpy(*args) * G)
+
         numeric = numerical_gradient(projected, a)
         assert t.grad.shape == np.shape(a)
         np.testing.assert_allclose(t.grad, numeric, rtol=tol, atol=tol)

@@ -1,24 +1,39 @@
-"""Issue 17, the adversary's part: random programs run by the engine and by PyTorch (float64) side
-by side, with random op sequences over random broadcastable shapes (empty arrays included),
-negative axes, repeated inputs and constants of every kind on either side of every binary op."""
-import numpy as np
-import torch
+"""Issue 17, the adversary's part: random programs run by the engine and by PyTorch
+(float64) side by side, with random op sequences over random broadcastable shapes (empty
+arrays included), negative axes, repeated inputs and constants of every kind on either
+side of every binary op."""
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, broadcastable_shapes
 from hypothesis_profiles import examples
+import numpy as np
+import torch
 
 from engine.core import Tensor
 from engine.transforms import grad
 
+
 SIDES = dict(min_side=0, max_side=3)
-CONSTANT_KINDS = ["float", "int", "numpy scalar", "0-d array", "list", "tuple", "float64 array",
-                  "int array", "float32 array", "bool array"]
+CONSTANT_KINDS = [
+    "float",
+    "int",
+    "numpy scalar",
+    "0-d array",
+    "list",
+    "tuple",
+    "float64 array",
+    "int array",
+    "float32 array",
+    "bool array",
+]
 
 
 def constant_of(kind, shape, rng):
     """A constant of `kind` whose value, as float64, broadcasts against `shape`."""
-    values = np.round(rng.uniform(0.5, 2.0, size=shape), 2) * rng.choice([-1, 1], size=shape)
+    values = np.round(rng.uniform(0.5, 2.0, size=shape), 2) * rng.choice(
+        [-1, 1], size=shape
+    )
     if kind == "float":
         return float(values.ravel()[0]) if values.size else 1.5
     if kind == "int":
@@ -27,9 +42,11 @@ def constant_of(kind, shape, rng):
         return np.float64(1.25)
     if kind == "0-d array":
         return np.array(-0.75)
-    if kind in ("list", "tuple") and values.size:        # [] would lose the shape (0, 1)
+    if kind in ("list", "tuple") and values.size:  # [] would lose the shape (0, 1)
         as_list = values.tolist()
-        return tuple(as_list) if kind == "tuple" and isinstance(as_list, list) else as_list
+        return (
+            tuple(as_list) if kind == "tuple" and isinstance(as_list, list) else as_list
+        )
     if kind in ("float64 array", "list", "tuple"):
         return values
     if kind == "int array":
@@ -40,7 +57,8 @@ def constant_of(kind, shape, rng):
 
 
 def as_torch(c):
-    """The same constant for PyTorch: Python numbers stay numbers, everything else float64."""
+    """The same constant for PyTorch: Python numbers stay numbers, everything else
+    float64."""
     if isinstance(c, (float, int)) and not isinstance(c, bool):
         return c
     return torch.tensor(np.asarray(c, dtype=np.float64))
@@ -53,12 +71,16 @@ def safe(x, lib):
 
 UNARY = {
     "neg": lambda x, lib: -x,
-    "exp": lambda x, lib: x.tanh().exp() if lib == "engine" else torch.exp(torch.tanh(x)),
-    "log": lambda x, lib: safe(x, lib).log() if lib == "engine" else torch.log(safe(x, lib)),
+    "exp": lambda x, lib: (
+        x.tanh().exp() if lib == "engine" else torch.exp(torch.tanh(x))
+    ),
+    "log": lambda x, lib: (
+        safe(x, lib).log() if lib == "engine" else torch.log(safe(x, lib))
+    ),
     "tanh": lambda x, lib: x.tanh(),
     "sigmoid": lambda x, lib: x.sigmoid(),
     "relu": lambda x, lib: x.relu(),
-    "square": lambda x, lib: x ** 2,
+    "square": lambda x, lib: x**2,
     "sqrt": lambda x, lib: safe(x, lib) ** 0.5,
     "reciprocal": lambda x, lib: safe(x, lib) ** -1,
 }
@@ -77,30 +99,50 @@ def random_axis(draw, ndim):
     kind = draw(st.sampled_from(["none", "one", "tuple"]))
     if kind == "none":
         return None
-    axes = draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True))
+    axes = draw(
+        st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True)
+    )
     axes = [a - ndim if draw(st.booleans()) else a for a in axes]
     return axes[0] if kind == "one" else tuple(axes)
 
 
 @st.composite
 def programs(draw):
-    """(leaf arrays, steps): each step names an op and the pool positions or constants it uses."""
+    """(leaf arrays, steps): each step names an op and the pool positions or constants
+    it uses."""
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     base = draw(array_shapes(min_dims=0, max_dims=3, **SIDES))
-    shapes = [base] + draw(st.lists(broadcastable_shapes(base, min_dims=0, max_dims=3, **SIDES),
-                                    min_size=0, max_size=2))
+    shapes = [base] + draw(
+        st.lists(
+            broadcastable_shapes(base, min_dims=0, max_dims=3, **SIDES),
+            min_size=0,
+            max_size=2,
+        )
+    )
     leaves = [rng.normal(size=s) for s in shapes]
     pool = list(shapes)
     steps = []
     for _ in range(draw(st.integers(1, 6))):
         i = draw(st.integers(0, len(pool) - 1))
         shape = pool[i]
-        kind = draw(st.sampled_from(["unary", "binary", "constant", "reduce", "transpose",
-                                     "reshape", "index", "matmul"]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "unary",
+                    "binary",
+                    "constant",
+                    "reduce",
+                    "transpose",
+                    "reshape",
+                    "index",
+                    "matmul",
+                ]
+            )
+        )
         if kind == "unary":
             steps.append(("unary", draw(st.sampled_from(sorted(UNARY))), i))
         elif kind == "binary":
-            j = draw(st.integers(0, len(pool) - 1))   # may be i itself: a repeated input
+            j = draw(st.integers(0, len(pool) - 1))  # may be i itself: a repeated input
             try:
                 out = np.broadcast_shapes(shape, pool[j])
             except ValueError:
@@ -111,8 +153,14 @@ def programs(draw):
         elif kind == "constant":
             name = draw(st.sampled_from(sorted(BINARY)))
             constant_kind = draw(st.sampled_from(CONSTANT_KINDS))
-            cshape = draw(broadcastable_shapes(shape, min_dims=0, max_dims=len(shape), **SIDES))
-            cshape = cshape if all(a == b or a == 1 for a, b in zip(cshape[::-1], shape[::-1])) else ()
+            cshape = draw(
+                broadcastable_shapes(shape, min_dims=0, max_dims=len(shape), **SIDES)
+            )
+            cshape = (
+                cshape
+                if all(a == b or a == 1 for a, b in zip(cshape[::-1], shape[::-1]))
+                else ()
+            )
             constant = constant_of(constant_kind, cshape, rng)
             if name == "div" and constant_kind == "bool array":
                 constant = constant_of("float64 array", cshape, rng)
@@ -122,7 +170,11 @@ def programs(draw):
         elif kind == "reduce":
             reduction = draw(st.sampled_from(["sum", "mean", "max"]))
             axis = random_axis(draw, len(shape))
-            axes = range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)
+            axes = (
+                range(len(shape))
+                if axis is None
+                else np.atleast_1d(axis) % max(len(shape), 1)
+            )
             if reduction == "max" and any(shape[a] == 0 for a in axes):
                 continue
             keepdims = draw(st.booleans())
@@ -193,10 +245,16 @@ def run(leaves, steps, lib):
             else:
                 dims = tuple(range(x.ndim)) if axis is None else axis
                 torch_name = {"sum": "sum", "mean": "mean", "max": "amax"}[reduction]
-                pool.append(getattr(x, torch_name)(dim=dims, keepdim=keepdims) if x.ndim else x * 1.0)
+                pool.append(
+                    getattr(x, torch_name)(dim=dims, keepdim=keepdims)
+                    if x.ndim
+                    else x * 1.0
+                )
         elif kind == "transpose":
             x = pool[step[2]]
-            pool.append(x.transpose(*step[1]) if lib == "engine" else x.permute(step[1]))
+            pool.append(
+                x.transpose(*step[1]) if lib == "engine" else x.permute(step[1])
+            )
         elif kind == "reshape":
             pool.append(pool[step[2]].reshape(step[1]))
         elif kind == "index":
@@ -227,7 +285,7 @@ def test_random_programs_match_pytorch(program, seed):
     (out * G).sum().backward()
     if out_t.requires_grad:
         (out_t * torch.tensor(G)).sum().backward()
-    for x, x_t in zip(xs, xs_t):      # a leaf the sweep never reached has no gradient
+    for x, x_t in zip(xs, xs_t):  # a leaf the sweep never reached has no gradient
         assert (x.grad is None) == (x_t.grad is None)
         if x.grad is not None:
             assert x.grad.shape == tuple(x_t.grad.shape)

@@ -1,30 +1,60 @@
-"""The benchmark's quick mode runs end to end, so the benchmark code never rots (it times nothing that
-is asserted: speed is reported by `python benchmarks/run.py`, not tested)."""
+"""The benchmark's quick mode runs end to end, so the benchmark code never rots (it
+times nothing that is asserted: speed is reported by `python benchmarks/run.py`, not
+tested)."""
+
 import json
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
     output = tmp_path / "results.json"
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--output", str(output)],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--output",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     results = json.loads(output.read_text(encoding="utf-8"))
     for net, medians in results["training_step_seconds"].items():
-        assert {"numpy (by hand)", "engine", "torch eager f64", "torch eager f32"} <= set(medians), net
+        assert {
+            "numpy (by hand)",
+            "engine",
+            "torch eager f64",
+            "torch eager f32",
+        } <= set(medians), net
         assert all(t > 0 for t in medians.values())
-    assert set(results["forward_spiral_seconds"]) == {"numpy (by hand)", "engine, no_grad", "engine, recording"}
-    assert results["memory"]["graph_nodes_per_step"] > 0 and len(results["memory"]["peak_rss_mib_by_step"]) > 2
-    assert len(results["deep_chain_seconds_per_node"]) >= 2 and results["width_sweep_seconds"]
+    assert set(results["forward_spiral_seconds"]) == {
+        "numpy (by hand)",
+        "engine, no_grad",
+        "engine, recording",
+    }
+    assert (
+        results["memory"]["graph_nodes_per_step"] > 0
+        and len(results["memory"]["peak_rss_mib_by_step"]) > 2
+    )
+    assert (
+        len(results["deep_chain_seconds_per_node"]) >= 2
+        and results["width_sweep_seconds"]
+    )
     assert "training step" in result.stdout and "BLAS" in result.stdout
 
 
 def test_stored_results_are_a_full_run():
-    stored = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    stored = json.loads(
+        (ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8")
+    )
     assert stored["quick"] is False
     assert set(stored["deep_chain_seconds_per_node"]) == {"1000", "10000", "100000"}
     assert len(stored["width_sweep_seconds"]) == 6

@@ -1,12 +1,14 @@
-"""Gradient checkpointing (chapter 12): the same gradients as the plain sweep, in every way the
-engine differentiates, and memory that grows sublinearly with depth, asserted by counting live
-arrays and recorded nodes (never bytes or times)."""
+"""Gradient checkpointing (chapter 12): the same gradients as the plain sweep, in every
+way the engine differentiates, and memory that grows sublinearly with depth, asserted by
+counting live arrays and recorded nodes (never bytes or times)."""
+
 import numpy as np
 import pytest
 
-from engine import ArrayCensus, Tensor, checkpoint, grad, jvp, no_grad
-from engine.nn import linear
+from engine import ArrayCensus, checkpoint, grad, jvp, no_grad, Tensor
 from engine.core import graph_footprint, modes
+from engine.nn import linear
+
 
 WIDTH = 6
 X = np.random.default_rng(1).normal(size=(8, WIDTH))
@@ -16,8 +18,10 @@ def residual_params(depth, seed=0):
     rng = np.random.default_rng(seed)
     params = []
     for _ in range(depth):
-        params += [Tensor(rng.normal(size=(WIDTH, WIDTH)) / np.sqrt(WIDTH)),
-                   Tensor(rng.normal(size=WIDTH) * 0.1)]
+        params += [
+            Tensor(rng.normal(size=(WIDTH, WIDTH)) / np.sqrt(WIDTH)),
+            Tensor(rng.normal(size=WIDTH) * 0.1),
+        ]
     return params
 
 
@@ -29,7 +33,7 @@ def blocks(h, *params):
 
 def segmented(h, params, every):
     for start in range(0, len(params), 2 * every):
-        h = checkpoint(blocks, h, *params[start:start + 2 * every])
+        h = checkpoint(blocks, h, *params[start : start + 2 * every])
     return h
 
 
@@ -38,7 +42,7 @@ def two_level(h, params, k):
         return segmented(h, segment, k)
 
     for start in range(0, len(params), 2 * k * k):
-        h = checkpoint(outer, h, *params[start:start + 2 * k * k])
+        h = checkpoint(outer, h, *params[start : start + 2 * k * k])
     return h
 
 
@@ -66,7 +70,7 @@ def test_backward_matches_and_can_run_twice():
     loss = mean_square(segmented(X, params, 3))
     loss.backward()
     assert_close([p.grad for p in params], plain)
-    loss.backward()                       # the graph is kept: a second sweep replays again
+    loss.backward()  # the graph is kept: a second sweep replays again
     assert_close([p.grad for p in params], [2 * g for g in plain])
 
 
@@ -81,7 +85,9 @@ def test_create_graph_second_derivatives_match():
         return grad(inner, [x] + params)
 
     plain = hessian_times_directions(lambda h, p: blocks(h, *p))
-    assert_close(hessian_times_directions(lambda h, p: segmented(h, p, 2)), plain, tol=1e-10)
+    assert_close(
+        hessian_times_directions(lambda h, p: segmented(h, p, 2)), plain, tol=1e-10
+    )
 
 
 def test_nested_checkpoints_match():
@@ -94,7 +100,9 @@ def test_repeated_and_constant_inputs():
     x = Tensor([1.0, 2.0, 3.0])
     y = checkpoint(lambda a, c, b: (a * b * c).exp(), x, 0.5, x)
     (g,) = grad(y.sum(), [x])
-    expected = 2 * 0.5 * np.array([1.0, 2.0, 3.0]) * np.exp(0.5 * np.array([1.0, 4.0, 9.0]))
+    expected = (
+        2 * 0.5 * np.array([1.0, 2.0, 3.0]) * np.exp(0.5 * np.array([1.0, 4.0, 9.0]))
+    )
     assert np.allclose(g, expected, rtol=1e-13)
 
 
@@ -132,7 +140,9 @@ def test_recorded_nodes_are_one_per_segment():
     for depth in (16, 64):
         params, k = residual_params(depth), int(np.sqrt(depth))
         assert graph_footprint(mean_square(blocks(X, *params)))[0] == 3 * depth + 3
-        assert graph_footprint(mean_square(segmented(X, params, k)))[0] == depth // k + 3
+        assert (
+            graph_footprint(mean_square(segmented(X, params, k)))[0] == depth // k + 3
+        )
 
 
 def peak_live_arrays(depth, build):
@@ -141,21 +151,24 @@ def peak_live_arrays(depth, build):
         loss = mean_square(build(X, params))
         grad(loss, params)
         del loss
-    assert census.alive == 0            # everything the step made is freed afterwards
+    assert census.alive == 0  # everything the step made is freed afterwards
     return census.peak, census.ops
 
 
 def test_live_arrays_grow_like_sqrt_depth():
     depths = (16, 64, 256)
     plain = {d: peak_live_arrays(d, lambda h, p: blocks(h, *p))[0] for d in depths}
-    sqrt = {d: peak_live_arrays(d, lambda h, p, d=d: segmented(h, p, int(np.sqrt(d))))[0]
-            for d in depths}
+    sqrt = {
+        d: peak_live_arrays(d, lambda h, p, d=d: segmented(h, p, int(np.sqrt(d))))[0]
+        for d in depths
+    }
     for d in depths:
         k = int(np.sqrt(d))
         assert plain[d] == 3 * d + 3
         assert sqrt[d] == d // k + 3 * k + 3
         assert sqrt[d] <= 5 * np.sqrt(d)
-    # 16 times the depth: the plain peak grows about 16 times, the checkpointed one about 4
+    # 16 times the depth: the plain peak grows about 16 times, the checkpointed one
+    # about 4
     assert plain[256] / plain[16] > 14 and sqrt[256] / sqrt[16] < 4.5
 
 

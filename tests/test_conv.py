@@ -1,6 +1,7 @@
 """conv2d and max_pool2d against PyTorch and central differences, across shapes, strides
 and paddings (each given as a number or a pair), on one unbatched image, and the misuses
 each names."""
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -17,21 +18,34 @@ from engine.nn import conv2d, max_pool2d
 
 
 @settings(max_examples=examples(ci=30))
-@given(n=st.integers(1, 2), c=st.integers(1, 3), o=st.integers(1, 3),
-       h=st.integers(3, 7), w=st.integers(3, 7), kh=st.integers(1, 3),
-       kw=st.integers(1, 3), stride=st.sampled_from([1, 2]),
-       padding=st.sampled_from([0, 1]), bias=st.booleans(), seed=st.integers(0, 2**16))
+@given(
+    n=st.integers(1, 2),
+    c=st.integers(1, 3),
+    o=st.integers(1, 3),
+    h=st.integers(3, 7),
+    w=st.integers(3, 7),
+    kh=st.integers(1, 3),
+    kw=st.integers(1, 3),
+    stride=st.sampled_from([1, 2]),
+    padding=st.sampled_from([0, 1]),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
 def test_conv2d_matches_torch(n, c, o, h, w, kh, kw, stride, padding, bias, seed):
     rng = np.random.default_rng(seed)
-    x0, w0, b0 = (rng.normal(size=(n, c, h, w)), rng.normal(size=(o, c, kh, kw)),
-                  rng.normal(size=o))
+    x0, w0, b0 = (
+        rng.normal(size=(n, c, h, w)),
+        rng.normal(size=(o, c, kh, kw)),
+        rng.normal(size=o),
+    )
     x, weight, b = Tensor(x0), Tensor(w0), Tensor(b0)
     out = conv2d(x, weight, b if bias else None, stride=stride, padding=padding)
     G = rng.normal(size=out.shape)
     (out * G).sum().backward()
     xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x0, w0, b0))
-    out_t = torch.nn.functional.conv2d(xt, wt, bt if bias else None, stride=stride,
-                                       padding=padding)
+    out_t = torch.nn.functional.conv2d(
+        xt, wt, bt if bias else None, stride=stride, padding=padding
+    )
     (out_t * torch.tensor(G)).sum().backward()
     np.testing.assert_allclose(out.data, out_t.detach().numpy(), rtol=0, atol=1e-12)
     np.testing.assert_allclose(x.grad, xt.grad.numpy(), rtol=0, atol=1e-9)
@@ -44,26 +58,48 @@ def test_conv2d_matches_torch(n, c, o, h, w, kh, kw, stride, padding, bias, seed
 @pytest.mark.parametrize("padding", [0, 1])
 def test_conv2d_against_finite_differences(stride, padding):
     rng = np.random.default_rng(stride * 10 + padding)
-    x0, w0, b0 = (rng.normal(size=(2, 2, 5, 6)), rng.normal(size=(3, 2, 3, 2)),
-                  rng.normal(size=3))
-    G = rng.normal(size=conv2d(Tensor(x0), Tensor(w0), stride=stride,
-                               padding=padding).shape)
+    x0, w0, b0 = (
+        rng.normal(size=(2, 2, 5, 6)),
+        rng.normal(size=(3, 2, 3, 2)),
+        rng.normal(size=3),
+    )
+    G = rng.normal(
+        size=conv2d(Tensor(x0), Tensor(w0), stride=stride, padding=padding).shape
+    )
     x, w, b = Tensor(x0), Tensor(w0), Tensor(b0)
     (conv2d(x, w, b, stride=stride, padding=padding) * G).sum().backward()
     for t, index in ((x, 0), (w, 1), (b, 2)):
+
         def projected(v, index=index):
             args = [x0, w0, b0]
             args[index] = v
-            return (conv2d(Tensor(args[0]), Tensor(args[1]), Tensor(args[2]),
-                           stride=stride, padding=padding) * G).sum()
-        np.testing.assert_allclose(t.grad,
-                                   numerical_gradient(projected, [x0, w0, b0][index]),
-                                   rtol=1e-7, atol=1e-8)
+            return (
+                conv2d(
+                    Tensor(args[0]),
+                    Tensor(args[1]),
+                    Tensor(args[2]),
+                    stride=stride,
+                    padding=padding,
+                )
+                * G
+            ).sum()
+
+        np.testing.assert_allclose(
+            t.grad,
+            numerical_gradient(projected, [x0, w0, b0][index]),
+            rtol=1e-7,
+            atol=1e-8,
+        )
 
 
 @settings(max_examples=examples(ci=20))
-@given(n=st.integers(1, 2), c=st.integers(1, 3), h=st.sampled_from([2, 4, 6]),
-       w=st.sampled_from([2, 4, 8]), seed=st.integers(0, 2**16))
+@given(
+    n=st.integers(1, 2),
+    c=st.integers(1, 3),
+    h=st.sampled_from([2, 4, 6]),
+    w=st.sampled_from([2, 4, 8]),
+    seed=st.integers(0, 2**16),
+)
 def test_max_pool2d_matches_torch(n, c, h, w, seed):
     x0 = np.random.default_rng(seed).normal(size=(n, c, h, w))
     x = Tensor(x0)
@@ -91,18 +127,25 @@ def conv_both(x0, w0, b0, **options):
     np.testing.assert_allclose(w.grad, wt.grad.numpy(), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("stride, padding", [((1, 2), 0), (2, (1, 0)), ((2, 1), (0, 2)),
-                                             ([1, 3], [2, 1])])
+@pytest.mark.parametrize(
+    "stride, padding", [((1, 2), 0), (2, (1, 0)), ((2, 1), (0, 2)), ([1, 3], [2, 1])]
+)
 def test_conv2d_takes_pairs_like_pytorch(stride, padding):
     rng = np.random.default_rng(0)
-    conv_both(rng.normal(size=(2, 2, 6, 7)), rng.normal(size=(3, 2, 3, 2)),
-              rng.normal(size=3), stride=stride, padding=padding)
+    conv_both(
+        rng.normal(size=(2, 2, 6, 7)),
+        rng.normal(size=(3, 2, 3, 2)),
+        rng.normal(size=3),
+        stride=stride,
+        padding=padding,
+    )
 
 
 def test_conv2d_and_max_pool2d_take_one_unbatched_image_like_pytorch():
     rng = np.random.default_rng(1)
-    conv_both(rng.normal(size=(2, 5, 5)), rng.normal(size=(3, 2, 3, 3)), None,
-              padding=1)
+    conv_both(
+        rng.normal(size=(2, 5, 5)), rng.normal(size=(3, 2, 3, 3)), None, padding=1
+    )
     x0 = rng.normal(size=(3, 4, 6))
     x = Tensor(x0)
     max_pool2d(x, 2).sum().backward()
@@ -130,21 +173,43 @@ def test_bad_shapes_are_named():
         max_pool2d(Tensor(np.ones((1, 1, 3, 4))))
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda x, w: conv2d(x, w, stride=0), ValueError,
-     r"conv2d: stride must be at least 1, got 0"),
-    (lambda x, w: conv2d(x, w, padding=-1), ValueError,
-     r"conv2d: padding must be at least 0"),
-    (lambda x, w: conv2d(x, w, stride=1.5), TypeError,
-     r"conv2d: stride must be an int or a pair"),
-    (lambda x, w: conv2d(x, w, stride=(1, 2, 3)), TypeError, r"conv2d: stride"),
-    (lambda x, w: conv2d(x, w, Tensor(np.ones(4))), ValueError,
-     r"conv2d: the bias must have shape \(3,\).*got shape \(4,\)"),
-    (lambda x, w: max_pool2d(Tensor(np.ones((4, 4)))), ValueError,
-     r"max_pool2d needs x of shape \(N, C, H, W\) or \(C, H, W\), got shape \(4, 4\)"),
-    (lambda x, w: max_pool2d(x, 0), ValueError,
-     r"max_pool2d: size must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda x, w: conv2d(x, w, stride=0),
+            ValueError,
+            r"conv2d: stride must be at least 1, got 0",
+        ),
+        (
+            lambda x, w: conv2d(x, w, padding=-1),
+            ValueError,
+            r"conv2d: padding must be at least 0",
+        ),
+        (
+            lambda x, w: conv2d(x, w, stride=1.5),
+            TypeError,
+            r"conv2d: stride must be an int or a pair",
+        ),
+        (lambda x, w: conv2d(x, w, stride=(1, 2, 3)), TypeError, r"conv2d: stride"),
+        (
+            lambda x, w: conv2d(x, w, Tensor(np.ones(4))),
+            ValueError,
+            r"conv2d: the bias must have shape \(3,\).*got shape \(4,\)",
+        ),
+        (
+            lambda x, w: max_pool2d(Tensor(np.ones((4, 4)))),
+            ValueError,
+            r"max_pool2d needs x of shape \(N, C, H, W\) or \(C, H, W\), "
+            r"got shape \(4, 4\)",
+        ),
+        (
+            lambda x, w: max_pool2d(x, 0),
+            ValueError,
+            r"max_pool2d: size must be at least 1, got 0",
+        ),
+    ],
+)
 def test_conv2d_and_max_pool2d_misuse_is_named(call, error, match):
     x, w = Tensor(np.ones((1, 2, 6, 6))), Tensor(np.ones((3, 2, 3, 3)))
     with pytest.raises(error, match=match):

@@ -3,6 +3,7 @@ read-only copy of a leaf, the caller's array left alone), NumPy arrays on the le
 operator, which leaves the sweep reaches and how their gradients accumulate, the values
 a gradient is computed from, the graph as the forward pass recorded it, and backward()'s
 seed and errors."""
+
 from helpers import assert_gradient
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ def positive(shape, seed=0):
 
 
 # What a Tensor holds
+
 
 def test_data_is_float64_and_constants_do_not_record():
     t = Tensor([1, 2, 3])
@@ -45,12 +47,12 @@ def test_the_callers_array_stays_writeable_and_independent():
     a = np.array([1.0, 2.0, 3.0])
     x = Tensor(a)
     loss = (x * x).sum()
-    a[0] = 10.0                                     # the caller's array: theirs to edit
+    a[0] = 10.0  # the caller's array: theirs to edit
     loss.backward()
     np.testing.assert_array_equal(x.grad, [2.0, 4.0, 6.0])
     np.testing.assert_array_equal(x.data, [1.0, 2.0, 3.0])
     base = np.arange(6.0)
-    view = Tensor(base[1:4])                        # a view: the copy owns its memory
+    view = Tensor(base[1:4])  # a view: the copy owns its memory
     (view * 2.0).sum().backward()
     base[1] = 100.0
     np.testing.assert_array_equal(view.data, [1.0, 2.0, 3.0])
@@ -63,11 +65,13 @@ def test_ndarray_on_the_left_gives_a_tensor():
     assert_gradient(lambda v: c + v, lambda v: c + v, rng.normal(size=3))
     assert_gradient(lambda v: c - v, lambda v: c - v, rng.normal(size=3))
     assert_gradient(lambda v: c / v, lambda v: c / v, positive(3))
-    assert (isinstance(W @ Tensor(np.ones(3)), Tensor)
-            and isinstance(c * Tensor(1.0), Tensor))
+    assert isinstance(W @ Tensor(np.ones(3)), Tensor) and isinstance(
+        c * Tensor(1.0), Tensor
+    )
 
 
 # The sweep: which leaves it reaches, and accumulation
+
 
 def test_a_leaf_has_no_gradient_until_a_sweep_reaches_it():
     x, unused = Tensor([1.0, 2.0]), Tensor([3.0])
@@ -108,17 +112,18 @@ def test_deep_chain(depth):
     for _ in range(depth):
         y = y * 1.00001
     y.backward()
-    assert np.isclose(x.grad, 1.00001 ** depth, rtol=1e-9)
+    assert np.isclose(x.grad, 1.00001**depth, rtol=1e-9)
 
 
 # The values and the graph the forward pass saw
 
+
 def test_backward_uses_the_values_the_forward_saw():
     w, x = Tensor([2.0, 3.0]), Tensor([5.0, 7.0])
     loss = (w * x).sum()
-    w.data = w.data - 1.0          # an optimiser step between forward and backward pass
+    w.data = w.data - 1.0  # an optimiser step between forward and backward pass
     loss.backward()
-    np.testing.assert_array_equal(x.grad, [2.0, 3.0])   # d(w·x)/dx = w as it was
+    np.testing.assert_array_equal(x.grad, [2.0, 3.0])  # d(w·x)/dx = w as it was
 
 
 @pytest.mark.parametrize("replace", [False, True])
@@ -126,7 +131,7 @@ def test_both_sweeps_use_the_values_the_forward_saw(replace):
     w, x = Tensor([2.0, 3.0]), Tensor([5.0, 7.0])
     loss = (w * x * x).sum()
     if replace:
-        w.data = w.data - 1.0       # an optimiser step between forward and backward
+        w.data = w.data - 1.0  # an optimiser step between forward and backward
         x.data = x.data * 10.0
     plain = grad(loss, [w, x])
     recorded = grad(loss, [w, x], create_graph=True)
@@ -149,13 +154,14 @@ def test_flipping_requires_grad_after_the_forward_follows_the_recorded_graph(fli
     x.requires_grad = flip_to
     loss.backward()
     np.testing.assert_array_equal(y.grad, [1.0, 2.0])
-    if flip_to:                  # not part of the recorded graph: never reached
+    if flip_to:  # not part of the recorded graph: never reached
         assert x.grad is None
     else:
         np.testing.assert_array_equal(x.grad, [3.0, 4.0])
 
 
 # backward()'s seed and its errors
+
 
 def test_backward_on_a_non_scalar_needs_a_seed():
     with pytest.raises(ValueError, match=r"shape \(3,\) needs a seed gradient"):
@@ -176,8 +182,9 @@ def test_backward_without_a_graph_names_the_likely_cause():
     w = Tensor([1.0, 2.0])
     with no_grad():
         loss = (w * w).sum()
-    with pytest.raises(RuntimeError,
-                       match=r"backward\(\).*requires_grad=False.*no_grad\(\)"):
+    with pytest.raises(
+        RuntimeError, match=r"backward\(\).*requires_grad=False.*no_grad\(\)"
+    ):
         loss.backward()
     constants = Tensor([1.0], requires_grad=False) * 2.0
     with pytest.raises(RuntimeError, match="constants"):

@@ -2,6 +2,7 @@
 against PyTorch (and the second-order rules against finite differences), on shapes that
 hypothesis generates (helpers.shapes_for); third derivatives, and both ways of computing
 a Hessian-vector product against PyTorch's."""
+
 from helpers import CASES, shapes_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -49,13 +50,14 @@ def test_third_derivative_of_tanh():
     (d2,) = grad(d1.sum(), [x], create_graph=True)
     (d3,) = grad(d2.sum(), [x])
     t = np.tanh(x.data)
-    np.testing.assert_allclose(d3, -2 * (1 - t**2) * (1 - 3 * t**2),
-                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        d3, -2 * (1 - t**2) * (1 - 3 * t**2), rtol=1e-13, atol=1e-15
+    )
 
 
 def test_the_third_derivative_of_z_squared_at_zero_is_zero():
     z = Tensor(0.0)
-    (first,) = grad(z ** 2, [z], create_graph=True)
+    (first,) = grad(z**2, [z], create_graph=True)
     (second,) = grad(first, [z], create_graph=True)
     (third,) = grad(second, [z])
     assert (first.data, second.data, third) == (0.0, 2.0, 0.0)
@@ -66,11 +68,12 @@ def network_loss(rng):
     X = rng.normal(size=(7, 4))
 
     def ours(w):
-        return ((X @ (w.reshape(4, 5) * W)).tanh() ** 2).mean() + (w ** 4).sum() * 0.01
+        return ((X @ (w.reshape(4, 5) * W)).tanh() ** 2).mean() + (w**4).sum() * 0.01
 
     def theirs(w):
-        return (((torch.tensor(X) @ (w.reshape(4, 5) * torch.tensor(W))).tanh() ** 2)
-                .mean() + (w ** 4).sum() * 0.01)
+        return (
+            (torch.tensor(X) @ (w.reshape(4, 5) * torch.tensor(W))).tanh() ** 2
+        ).mean() + (w**4).sum() * 0.01
 
     return ours, theirs
 
@@ -79,8 +82,10 @@ def test_hvp_against_torch_both_ways():
     rng = np.random.default_rng(0)
     ours, theirs = network_loss(rng)
     x, v = rng.normal(size=20), rng.normal(size=20)
-    expected = torch.autograd.functional.hvp(theirs, torch.tensor(x),
-                                             torch.tensor(v))[1].numpy()
+    expected = torch.autograd.functional.hvp(theirs, torch.tensor(x), torch.tensor(v))[
+        1
+    ].numpy()
     np.testing.assert_allclose(hvp(ours, x, v), expected, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(hvp_forward_over_reverse(ours, x, v), expected,
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        hvp_forward_over_reverse(ours, x, v), expected, rtol=1e-12, atol=1e-14
+    )

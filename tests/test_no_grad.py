@@ -1,6 +1,7 @@
 """no_grad (chapter 8): what runs under it records nothing, and it nests, restores,
 survives errors and holds for its own thread only; the size of a recorded graph, and
 detach."""
+
 import threading
 
 import numpy as np
@@ -32,7 +33,7 @@ def test_no_grad_nests_and_restores():
 def test_no_grad_is_exception_safe():
     with pytest.raises(ZeroDivisionError):
         with no_grad():
-            1 / 0   # noqa: B018
+            1 / 0  # noqa: B018
     assert modes.current.records
 
 

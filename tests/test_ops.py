@@ -3,6 +3,7 @@ where PyTorch has an answer: special values (NaN, infinities, zero, the sigmoid'
 tails), constants of every kind beside matmul, empty and negative axes, 0-d tensors,
 ties and repeated indices, and the errors an op raises for shapes and exponents it
 cannot take."""
+
 import warnings
 
 import numpy as np
@@ -23,6 +24,7 @@ def torch_grads(f, *arrays):
 
 
 # Elementwise ops at special values
+
 
 def test_relu_at_nan_passes_the_gradient_as_pytorch_does():
     values = [np.nan, -1.0, 0.0, 2.0]
@@ -69,13 +71,14 @@ def test_power_at_zero_and_infinities(exponent):
     x = Tensor(values)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        out = x ** exponent
+        out = x**exponent
         out.sum().backward()
     witness = torch.tensor(values, dtype=torch.float64, requires_grad=True)
-    expected = witness ** exponent
+    expected = witness**exponent
     expected.sum().backward()
     same = (out.data == expected.detach().numpy()) | (
-        np.isnan(out.data) & np.isnan(expected.detach().numpy()))
+        np.isnan(out.data) & np.isnan(expected.detach().numpy())
+    )
     assert same.sum() >= 4
     got, want = x.grad[same], witness.grad.numpy()[same]
     assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
@@ -90,10 +93,17 @@ def test_exponent_must_be_a_number():
 
 # Binary ops and matmul: constants of every kind, shapes that do not fit
 
-@pytest.mark.parametrize("constant", [[[1.0, 2.0], [3.0, 4.0]], ((1, 2), (3, 4)),
-                                      np.array([[1, 2], [3, 4]]),
-                                      np.float32([[1, 2], [3, 4]])],
-                         ids=["list", "tuple", "int array", "float32 array"])
+
+@pytest.mark.parametrize(
+    "constant",
+    [
+        [[1.0, 2.0], [3.0, 4.0]],
+        ((1, 2), (3, 4)),
+        np.array([[1, 2], [3, 4]]),
+        np.float32([[1, 2], [3, 4]]),
+    ],
+    ids=["list", "tuple", "int array", "float32 array"],
+)
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_a_list_constant_of_matmul_works_both_ways(constant, side):
     x0 = np.array([[0.5, -1.0], [2.0, 0.25]])
@@ -105,9 +115,17 @@ def test_a_list_constant_of_matmul_works_both_ways(constant, side):
     np.testing.assert_array_equal(out.data, expected)
     G = np.ones(expected.shape)
     np.testing.assert_array_equal(x.grad, G @ c.T if side == "right" else c.T @ G)
-    (second,) = grad((grad((x @ constant).sum() if side == "right"
-                           else (constant @ x).sum(),
-                           [x], create_graph=True)[0] * x).sum(), [x])
+    (second,) = grad(
+        (
+            grad(
+                (x @ constant).sum() if side == "right" else (constant @ x).sum(),
+                [x],
+                create_graph=True,
+            )[0]
+            * x
+        ).sum(),
+        [x],
+    )
     assert second.shape == x0.shape
 
 
@@ -125,8 +143,10 @@ def test_broadcast_mismatch_names_both_shapes():
 
 # Reductions: empty axes, 0-d inputs, ties
 
-@pytest.mark.parametrize("shape, axis", [((0, 3), 0), ((0, 3), 1), ((0, 3), None),
-                                         ((2, 0), -1), ((0,), 0)])
+
+@pytest.mark.parametrize(
+    "shape, axis", [((0, 3), 0), ((0, 3), 1), ((0, 3), None), ((2, 0), -1), ((0,), 0)]
+)
 def test_mean_over_empty_axes_matches_torch(shape, axis):
     x0 = np.ones(shape)
     x = Tensor(x0)
@@ -139,12 +159,18 @@ def test_mean_over_empty_axes_matches_torch(shape, axis):
     assert x.grad.shape == shape and np.array_equal(x.grad, xt.grad.numpy())
 
 
-@pytest.mark.parametrize("reduce", [lambda x: x.sum(), lambda x: x.mean(),
-                                    lambda x: x.max(), lambda x: x.sum(axis=0),
-                                    lambda x: x.max(axis=-1),
-                                    lambda x: x.sum(keepdims=True)],
-                         ids=["sum", "mean", "max", "sum axis 0", "max axis -1",
-                              "keepdims"])
+@pytest.mark.parametrize(
+    "reduce",
+    [
+        lambda x: x.sum(),
+        lambda x: x.mean(),
+        lambda x: x.max(),
+        lambda x: x.sum(axis=0),
+        lambda x: x.max(axis=-1),
+        lambda x: x.sum(keepdims=True),
+    ],
+    ids=["sum", "mean", "max", "sum axis 0", "max axis -1", "keepdims"],
+)
 def test_forward_mode_of_a_reduction_of_a_0d_input(reduce):
     value, tangent = jvp(reduce, (np.array(2.0),), (np.array(3.0),))
     assert value == 2.0 and tangent == 3.0
@@ -157,6 +183,7 @@ def test_max_splits_the_gradient_between_ties():
 
 
 # transpose and swapaxes: negative axes, 0-d tensors
+
 
 @pytest.mark.parametrize("axes", [(-1, 0), (1, -2), (-1, -2), (-2, -1, 0), (0, -1, 1)])
 def test_transpose_with_negative_axes(axes):
@@ -189,6 +216,7 @@ def test_swapaxes_of_a_0d_tensor(swap):
 
 
 # Indexing
+
 
 def test_repeated_indices_add_up():
     t = Tensor([10.0, 20.0, 30.0])

@@ -1,6 +1,7 @@
 """The optimisers against torch.optim: SGD (chapter 5) and Adam (chapter 7), their
 shared base class, parameters that received no gradient, and the params and lr they
 refuse."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -28,19 +29,23 @@ def test_sgd_matches_torch(lr):
         theirs.step()
         for b, p, w in zip(before, params, witness):
             np.testing.assert_array_equal(p.data, b - lr * p.grad)
-            rounded_once = [float(Fraction(x) - Fraction(lr) * Fraction(g))
-                            for x, g in zip(b.ravel(), p.grad.ravel())]
+            rounded_once = [
+                float(Fraction(x) - Fraction(lr) * Fraction(g))
+                for x, g in zip(b.ravel(), p.grad.ravel())
+            ]
             np.testing.assert_array_equal(w.detach().numpy().ravel(), rounded_once)
-            w.data = torch.tensor(p.data)   # continue both from the same point
+            w.data = torch.tensor(p.data)  # continue both from the same point
     if lr == 0.5:
-        assert all(np.array_equal(p.data, w.detach().numpy())
-                   for p, w in zip(params, witness))
+        assert all(
+            np.array_equal(p.data, w.detach().numpy()) for p, w in zip(params, witness)
+        )
     ours.zero_grad()
     assert all(p.grad is None for p in params)
 
 
-@pytest.mark.parametrize("lr, betas, eps", [(1e-3, (0.9, 0.999), 1e-8),
-                                            (3e-2, (0.8, 0.99), 1e-6)])
+@pytest.mark.parametrize(
+    "lr, betas, eps", [(1e-3, (0.9, 0.999), 1e-8), (3e-2, (0.8, 0.99), 1e-6)]
+)
 def test_adam_matches_torch_over_many_steps(lr, betas, eps):
     rng = np.random.default_rng(0)
     params = [Tensor(rng.normal(size=s)) for s in [(4, 3), (3,)]]
@@ -66,7 +71,7 @@ def test_adam_zero_grad():
 
 def test_sgd_and_adam_share_one_base_class():
     assert issubclass(SGD, Optimizer) and issubclass(Adam, Optimizer)
-    assert "zero_grad" not in vars(SGD) and "zero_grad" not in vars(Adam)   # the base's
+    assert "zero_grad" not in vars(SGD) and "zero_grad" not in vars(Adam)  # the base's
     with pytest.raises(NotImplementedError, match="Optimizer does not define step"):
         Optimizer([Tensor([1.0])], lr=0.1).step()
 
@@ -74,9 +79,11 @@ def test_sgd_and_adam_share_one_base_class():
 @pytest.mark.parametrize("optimiser", [SGD, Adam])
 def test_an_optimiser_given_one_tensor_says_so(optimiser):
     p = Tensor([1.0, 2.0])
-    with pytest.raises(TypeError, match=optimiser.__name__
-                       + r": params must be a list of Tensors, "
-                         r"got a single Tensor of shape \(2,\)"):
+    with pytest.raises(
+        TypeError,
+        match=optimiser.__name__ + r": params must be a list of Tensors, "
+        r"got a single Tensor of shape \(2,\)",
+    ):
         optimiser(p, lr=0.1)
     with pytest.raises(ValueError, match="not a leaf"):
         optimiser([p * 2.0], lr=0.1)
@@ -84,15 +91,23 @@ def test_an_optimiser_given_one_tensor_says_so(optimiser):
         optimiser([p], lr=-0.1)
 
 
-@pytest.mark.parametrize("make, witness", [
-    (lambda ps: SGD(ps, lr=0.1), lambda ps: torch.optim.SGD(ps, lr=0.1)),
-    (lambda ps: Adam(ps, lr=0.1), lambda ps: torch.optim.Adam(ps, lr=0.1)),
-], ids=["SGD", "Adam"])
+@pytest.mark.parametrize(
+    "make, witness",
+    [
+        (lambda ps: SGD(ps, lr=0.1), lambda ps: torch.optim.SGD(ps, lr=0.1)),
+        (lambda ps: Adam(ps, lr=0.1), lambda ps: torch.optim.Adam(ps, lr=0.1)),
+    ],
+    ids=["SGD", "Adam"],
+)
 def test_an_optimiser_skips_parameters_that_received_no_gradient(make, witness):
     rng = np.random.default_rng(0)
     start = [rng.normal(size=3), rng.normal(size=2)]
-    grads = [[rng.normal(size=3), rng.normal(size=2)], [rng.normal(size=3), None],
-             [None, rng.normal(size=2)], [rng.normal(size=3), rng.normal(size=2)]]
+    grads = [
+        [rng.normal(size=3), rng.normal(size=2)],
+        [rng.normal(size=3), None],
+        [None, rng.normal(size=2)],
+        [rng.normal(size=3), rng.normal(size=2)],
+    ]
     ours = [Tensor(p.copy()) for p in start]
     theirs = [torch.tensor(p, requires_grad=True) for p in start]
     optimiser, reference = make(ours), witness(theirs)
@@ -103,5 +118,6 @@ def test_an_optimiser_skips_parameters_that_received_no_gradient(make, witness):
         optimiser.step()
         reference.step()
         for p, q in zip(ours, theirs):
-            np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-12,
-                                       atol=1e-14)
+            np.testing.assert_allclose(
+                p.data, q.detach().numpy(), rtol=1e-12, atol=1e-14
+            )

@@ -3,6 +3,7 @@ differences, on shapes that hypothesis draws from the case's shape family
 (course.catalogue.ShapeFamily: broadcasting pairs, matmul signatures, arrays of a given
 rank; the strategy is helpers.shapes_for); a case without a family is drawn from its
 listed shapes."""
+
 from helpers import CASES, shapes_for
 from hypothesis import given
 from hypothesis import strategies as st

@@ -1,11 +1,11 @@
-"""The grader's sandbox (autograder/sandbox.py), attacked by category: each probe runs in a
-sandboxed process as a task's code would, and reports what it managed to do.
+"""The grader's sandbox (autograder/sandbox.py), attacked by category: each probe runs
+in a sandboxed process as a task's code would, and reports what it managed to do.
 
 Reading the course, writing the grader or results, reaching another task's folder, the
-grader's processes or the network, outliving the task, and exhausting memory, disk or the
-process table must all fail. Where bubblewrap cannot run and we are not root, the sandbox
-says which protections are off and these tests are skipped; as root (CI, Gradescope) they
-must run."""
+grader's processes or the network, outliving the task, and exhausting memory, disk or
+the process table must all fail. Where bubblewrap cannot run and we are not root, the
+sandbox says which protections are off and these tests are skipped; as root (CI,
+Gradescope) they must run."""
 
 import json
 import os
@@ -28,13 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def usable():
     """Whether the sandbox holds here; as root it must (a failure, not a skip)."""
     if sandbox.bubblewrap() is None and os.geteuid() != 0:
-        pytest.skip("bubblewrap cannot run here and we are not root: the sandbox is off")
+        pytest.skip(
+            "bubblewrap cannot run here and we are not root: the sandbox is off"
+        )
     return True
 
 
 def probe(code, tmp_path, timeout=60):
-    """Run `code` (Python, printing one JSON line) in the sandbox as the grader runs a task:
-    the course and the grader's scratch folder hidden; its output as a dict."""
+    """Run `code` (Python, printing one JSON line) in the sandbox as the grader runs a
+    task: the course and the grader's scratch folder hidden; its output as a dict."""
     usable()
     scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=tmp_path))
     box = sandbox.Sandbox([ROOT, scratch], allow_unprotected=False)
@@ -43,10 +45,17 @@ def probe(code, tmp_path, timeout=60):
     (other / "spec.json").write_text("the other task's secret")
     workdir = scratch / "isolation" / "T1"
     workdir.mkdir(parents=True)
-    script = textwrap.dedent(code).replace("OTHER", str(other)).replace("ROOT", str(ROOT))
+    script = (
+        textwrap.dedent(code).replace("OTHER", str(other)).replace("ROOT", str(ROOT))
+    )
     with open(workdir / "output.txt", "wb") as output:
-        child = box.start([sys.executable, "-I", "-c", script], workdir, output,
-                          grading.task_environment(workdir), cpu_seconds=timeout)
+        child = box.start(
+            [sys.executable, "-I", "-c", script],
+            workdir,
+            output,
+            grading.task_environment(workdir),
+            cpu_seconds=timeout,
+        )
         try:
             child.wait(timeout=timeout)
         finally:
@@ -57,7 +66,7 @@ def probe(code, tmp_path, timeout=60):
     return json.loads(lines[-1]), workdir
 
 
-ATTEMPT = '''
+ATTEMPT = """
 import json, os
 done = {}
 def attempt(name, action):
@@ -66,11 +75,13 @@ def attempt(name, action):
         done[name] = "succeeded"
     except BaseException as error:
         done[name] = type(error).__name__
-'''
+"""
 
 
 def test_task_code_cannot_read_or_write_the_course_or_another_task(tmp_path):
-    got, _ = probe(ATTEMPT + '''
+    got, _ = probe(
+        ATTEMPT
+        + """
 attempt("read a reference notebook", lambda: open("ROOT/book/01_tape.ipynb").read())
 attempt("read the grader's cases", lambda: open("ROOT/autograder/tasks.py").read())
 attempt("list the course", lambda: os.listdir("ROOT/book"))
@@ -80,7 +91,9 @@ attempt("write /etc", lambda: open("/etc/autodiff-test", "w").write("x"))
 attempt("write the home folder", lambda: open(os.path.expanduser("~root/x"), "w"))
 attempt("write its own folder", lambda: open("mine.txt", "w").write("x"))
 print(json.dumps(done))
-''', tmp_path)
+""",
+        tmp_path,
+    )
     assert got.pop("write its own folder") == "succeeded"
     assert all(outcome != "succeeded" for outcome in got.values()), got
     assert not Path("/etc/autodiff-test").exists()
@@ -92,7 +105,9 @@ def test_task_code_cannot_reach_the_grader_the_network_or_outlive_its_task(tmp_p
     server.listen()
     port = server.getsockname()[1]
     try:
-        got, workdir = probe(ATTEMPT + f'''
+        got, workdir = probe(
+            ATTEMPT
+            + f"""
 import signal, socket, time
 attempt("signal the grader", lambda: os.kill({os.getpid()}, 0))
 attempt("connect to the machine", lambda: socket.create_connection(("127.0.0.1", {port}),
@@ -104,18 +119,24 @@ if os.fork() == 0:                       # a detached grandchild that writes lat
         open("late.txt", "w").write("still here")
     os._exit(0)
 print(json.dumps(done))
-''', tmp_path)
+""",
+            tmp_path,
+        )
     finally:
         server.close()
-    assert got == {"signal the grader": "ProcessLookupError",
-                   "connect to the machine": got["connect to the machine"]}
+    assert got == {
+        "signal the grader": "ProcessLookupError",
+        "connect to the machine": got["connect to the machine"],
+    }
     assert got["connect to the machine"] != "succeeded"
     time.sleep(4)
-    assert not (workdir / "late.txt").exists()        # it died with the task
+    assert not (workdir / "late.txt").exists()  # it died with the task
 
 
 def test_task_code_cannot_exhaust_memory_disk_or_the_process_table(tmp_path):
-    got, _ = probe(ATTEMPT + '''
+    got, _ = probe(
+        ATTEMPT
+        + """
 import subprocess, sys
 attempt("allocate 16 GiB", lambda: bytearray(16 * 2**30))
 def big_file():
@@ -130,7 +151,10 @@ def many_processes():
 attempt("start 2000 processes", many_processes)
 done["processes started"] = len(children)
 print(json.dumps(done))
-''', tmp_path, timeout=120)
+""",
+        tmp_path,
+        timeout=120,
+    )
     assert got["allocate 16 GiB"] == "MemoryError"
     assert got["write 200 MiB"] == "OSError"
     assert got["start 2000 processes"] != "succeeded"
@@ -185,12 +209,13 @@ def topological_order(root):
 
 
 def test_an_attacking_task_changes_nothing_and_gets_only_what_it_computed(tmp_path):
-    """A correct T1 whose first call tries to rewrite the grader and the results, leaves a
-    process behind to forge results.json later, and kills its parent: the grade is T1's
-    points alone, the course's files are as they were, and results.json stays the
+    """A correct T1 whose first call tries to rewrite the grader and the results, leaves
+    a process behind to forge results.json later, and kills its parent: the grade is
+    T1's points alone, the course's files are as they were, and results.json stays the
     grader's."""
     usable()
     from test_grading import edition, grade, scores, write
+
     folder = edition(tmp_path / "student")
     results_path = folder.parent / f"{folder.name}-results.json"
     code = CHEAT.replace("ROOT", str(ROOT)).replace("RESULTS", str(results_path))
@@ -218,8 +243,14 @@ def test_results_json_is_written_last_and_whole(tmp_path, monkeypatch):
 
 
 def test_grading_refuses_when_a_course_file_changed(tmp_path, monkeypatch):
-    report = {"student": "s", "seed": 0, "tasks": [], "integration": None,
-              "sandbox": "sandbox: test", "tampered": ["autograder/checks.py"]}
+    report = {
+        "student": "s",
+        "seed": 0,
+        "tasks": [],
+        "integration": None,
+        "sandbox": "sandbox: test",
+        "tampered": ["autograder/checks.py"],
+    }
     refused = grading.results_json(report)
     assert refused["score"] == 0 and "Not graded" in refused["output"]
     assert grading.changed_files(grading.course_fingerprint()) == []
@@ -228,7 +259,7 @@ def test_grading_refuses_when_a_course_file_changed(tmp_path, monkeypatch):
 def test_a_cases_endless_loop_costs_that_case_only(tmp_path):
     """Per-case time budgets: the runner ends a case that runs past its budget and goes
     on with the next one."""
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         import json, signal, sys, time
         sys.path[:0] = ["ROOT"]
         from autograder import runner
@@ -247,7 +278,8 @@ def test_a_cases_endless_loop_costs_that_case_only(tmp_path):
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         print(json.dumps(outcomes))
-    ''').replace("ROOT", str(ROOT))
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+    """).replace("ROOT", str(ROOT))
+    ran = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
     assert json.loads(ran.stdout) == ["timed out", "finished"], ran.stderr

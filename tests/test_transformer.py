@@ -1,35 +1,40 @@
-"""Chapter 13's new pieces beyond the catalogue's rows: softmax and layer_norm against PyTorch on
-random shapes and on adversarial inputs (masked rows, rows of -inf, huge logits, constant rows),
-attention's causality, the graded mask checker's diagnoses, and benchmarks/transformer.py: its
-quick mode runs and reports what the chapter reads, and the stored file is a full run of the
-chapter's current code."""
+"""Chapter 13's new pieces beyond the catalogue's rows: softmax and layer_norm against
+PyTorch on random shapes and on adversarial inputs (masked rows, rows of -inf, huge
+logits, constant rows), attention's causality, the graded mask checker's diagnoses, and
+benchmarks/transformer.py: its quick mode runs and reports what the chapter reads, and
+the stored file is a full run of the chapter's current code."""
+
 import json
+from pathlib import Path
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from engine import Tensor, grad, jvp
-from engine.nn import attention, causal_mask, layer_norm, layer_norm_forward, softmax
+from engine import grad, jvp, Tensor
 from engine.check import relative_error
+from engine.nn import attention, causal_mask, layer_norm, layer_norm_forward, softmax
 from engine.transforms import hvp_forward_over_reverse
+
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import transformer as benchmark  # noqa: E402
+
 from autograder.checks import mask_problem  # noqa: E402
+
 
 F = torch.nn.functional
 RANDOM_SHAPES = [(1,), (7,), (3, 1), (2, 5), (4, 3, 6), (2, 2, 3, 9), (1, 1, 1, 2)]
 
 
 def against_torch(engine_f, torch_f, x, seed=0):
-    """Relative errors of the value, the gradient of <G, f(x)> and J u, against PyTorch."""
+    """Relative errors of the value, the gradient of <G, f(x)> and J u, against
+    PyTorch."""
     rng = np.random.default_rng(seed)
     t = Tensor(x)
     out = engine_f(t)
@@ -40,9 +45,11 @@ def against_torch(engine_f, torch_f, x, seed=0):
     (expected * torch.tensor(G)).sum().backward()
     _, tangent = jvp(engine_f, (x,), (u,))
     _, torch_tangent = torch.func.jvp(torch_f, (torch.tensor(x),), (torch.tensor(u),))
-    return (relative_error(out.data, expected.detach().numpy()),
-            relative_error(t.grad, w.grad.numpy()),
-            relative_error(tangent, torch_tangent.numpy()))
+    return (
+        relative_error(out.data, expected.detach().numpy()),
+        relative_error(t.grad, w.grad.numpy()),
+        relative_error(tangent, torch_tangent.numpy()),
+    )
 
 
 @pytest.mark.parametrize("shape", RANDOM_SHAPES, ids=str)
@@ -53,19 +60,24 @@ def test_softmax_against_pytorch(shape, scale):
 
 
 @pytest.mark.parametrize("shape", [s for s in RANDOM_SHAPES if s[-1] != 2], ids=str)
-@pytest.mark.parametrize("scale, eps", [(1.0, 1e-5), (1e-3, 1e-5), (50.0, 1e-5), (1.0, 0.5)])
+@pytest.mark.parametrize(
+    "scale, eps", [(1.0, 1e-5), (1e-3, 1e-5), (50.0, 1e-5), (1.0, 0.5)]
+)
 def test_layer_norm_against_pytorch(shape, scale, eps):
     rng = np.random.default_rng(len(shape))
     x = rng.normal(size=shape) * scale + rng.normal()
-    errors = against_torch(lambda v: layer_norm(v, eps=eps),
-                           lambda v: F.layer_norm(v, v.shape[-1:], eps=eps), x)
+    errors = against_torch(
+        lambda v: layer_norm(v, eps=eps),
+        lambda v: F.layer_norm(v, v.shape[-1:], eps=eps),
+        x,
+    )
     assert max(errors) <= 1e-12, errors
 
 
 def test_layer_norm_of_two_entries_agrees_to_rounding():
-    """With two entries x̂ = ±sqrt(var / (var + eps)) is almost constant, and its gradient is
-    almost zero, a difference of nearly equal terms: a relative error means nothing there, an
-    error relative to r |g| (the size of the terms) does."""
+    """With two entries x̂ = ±sqrt(var / (var + eps)) is almost constant, and its
+    gradient is almost zero, a difference of nearly equal terms: a relative error means
+    nothing there, an error relative to r |g| (the size of the terms) does."""
     rng = np.random.default_rng(5)
     x, g = rng.normal(size=(6, 2)), rng.normal(size=(6, 2))
     t = Tensor(x)
@@ -86,9 +98,14 @@ def test_layer_norm_with_gain_and_bias_and_second_order_against_pytorch():
 
     ours = hvp_forward_over_reverse(f, x, u)
     w = torch.tensor(x, requires_grad=True)
-    first, = torch.autograd.grad((F.layer_norm(w, (5,), torch.tensor(gain), torch.tensor(bias),
-                                               eps=1e-5) ** 3).sum(), [w], create_graph=True)
-    theirs, = torch.autograd.grad((first * torch.tensor(u)).sum(), [w])
+    (first,) = torch.autograd.grad(
+        (
+            F.layer_norm(w, (5,), torch.tensor(gain), torch.tensor(bias), eps=1e-5) ** 3
+        ).sum(),
+        [w],
+        create_graph=True,
+    )
+    (theirs,) = torch.autograd.grad((first * torch.tensor(u)).sum(), [w])
     assert relative_error(ours, theirs.numpy()) <= 1e-12
 
 
@@ -105,9 +122,9 @@ def test_a_row_of_minus_infinity_but_one_entry_is_one_hot_with_zero_gradient():
 
 
 def test_a_fully_masked_row_gives_nan_as_in_pytorch_and_other_rows_are_unharmed():
-    """A row of -inf only has no softmax: -inf - (-inf) is NaN, here as in PyTorch. The causal
-    mask never makes one (every position sees itself); a padding mask over a left-padded row
-    would."""
+    """A row of -inf only has no softmax: -inf - (-inf) is NaN, here as in PyTorch. The
+    causal mask never makes one (every position sees itself); a padding mask over a
+    left-padded row would."""
     x = np.random.default_rng(1).normal(size=(3, 4))
     x[1] = -np.inf
     with warnings.catch_warnings():
@@ -139,8 +156,9 @@ def test_layer_norm_of_constant_rows():
     out.backward(g)
     assert (out.data[:2] == 0).all()
     r = 1 / np.sqrt(1e-5)
-    assert np.allclose(t.grad[:2], r * (g[:2] - g[:2].mean(axis=-1, keepdims=True)),
-                       rtol=1e-12)
+    assert np.allclose(
+        t.grad[:2], r * (g[:2] - g[:2].mean(axis=-1, keepdims=True)), rtol=1e-12
+    )
     w = torch.tensor(x, requires_grad=True)
     (F.layer_norm(w, (4,)) * torch.tensor(g)).sum().backward()
     assert relative_error(t.grad, w.grad.numpy()) <= 1e-13
@@ -153,31 +171,60 @@ def test_attention_is_causal_and_refuses_heads_that_do_not_divide_the_width():
     x0 = rng.normal(size=(2, 5, 6))
     for i in range(5):
         x = Tensor(x0)
-        (g,) = grad(attention(x, *weights, heads=3, mask=causal_mask(5))[:, i].sum(), [x])
-        assert (g[:, i + 1:] == 0).all() and (np.abs(g[:, :i + 1]).sum(axis=-1) > 0).all()
-    out, attended = attention(Tensor(x0), *weights, heads=2, mask=causal_mask(5),
-                              with_weights=True)
+        (g,) = grad(
+            attention(x, *weights, heads=3, mask=causal_mask(5))[:, i].sum(), [x]
+        )
+        assert (g[:, i + 1 :] == 0).all() and (
+            np.abs(g[:, : i + 1]).sum(axis=-1) > 0
+        ).all()
+    out, attended = attention(
+        Tensor(x0), *weights, heads=2, mask=causal_mask(5), with_weights=True
+    )
     assert attended.shape == (2, 2, 5, 5) and out.shape == (2, 5, 6)
-    assert np.allclose(attended.data.sum(axis=-1), 1) and (np.triu(attended.data, 1) == 0).all()
+    assert (
+        np.allclose(attended.data.sum(axis=-1), 1)
+        and (np.triu(attended.data, 1) == 0).all()
+    )
     with pytest.raises(ValueError, match="4 heads do not divide the width 6"):
         attention(Tensor(x0), *weights, heads=4)
 
 
-@pytest.mark.parametrize("mistake, mask, says", [
-    ("right", lambda T: np.triu(np.full((T, T), -np.inf), k=1), None),
-    ("-1e9 is as good", lambda T: np.triu(np.full((T, T), -1e9), k=1), None),
-    ("diagonal masked", lambda T: np.triu(np.full((T, T), -np.inf)), "the diagonal is masked"),
-    ("one too far up", lambda T: np.triu(np.full((T, T), -np.inf), k=2), "one diagonal too far"),
-    ("below the diagonal", lambda T: np.tril(np.full((T, T), -np.inf), k=-1),
-     "below the diagonal"),
-    ("too weak", lambda T: np.triu(np.full((T, T), -1.0), k=1), "too weak"),
-    ("a 0/1 mask", lambda T: np.tril(np.ones((T, T))), "0/1 mask"),
-    ("the sign", lambda T: np.triu(np.full((T, T), np.inf), k=1), "wrong sign"),
-    ("integers", lambda T: np.triu(np.full((T, T), -10**9), k=1), "cannot hold -inf"),
-    ("shape", lambda T: np.zeros((T, T + 1)), "shape"),
-    ("allowed entries changed", lambda T: np.triu(np.full((T, T), -np.inf), k=1) + 0.5,
-     "allowed score must get 0"),
-])
+@pytest.mark.parametrize(
+    "mistake, mask, says",
+    [
+        ("right", lambda T: np.triu(np.full((T, T), -np.inf), k=1), None),
+        ("-1e9 is as good", lambda T: np.triu(np.full((T, T), -1e9), k=1), None),
+        (
+            "diagonal masked",
+            lambda T: np.triu(np.full((T, T), -np.inf)),
+            "the diagonal is masked",
+        ),
+        (
+            "one too far up",
+            lambda T: np.triu(np.full((T, T), -np.inf), k=2),
+            "one diagonal too far",
+        ),
+        (
+            "below the diagonal",
+            lambda T: np.tril(np.full((T, T), -np.inf), k=-1),
+            "below the diagonal",
+        ),
+        ("too weak", lambda T: np.triu(np.full((T, T), -1.0), k=1), "too weak"),
+        ("a 0/1 mask", lambda T: np.tril(np.ones((T, T))), "0/1 mask"),
+        ("the sign", lambda T: np.triu(np.full((T, T), np.inf), k=1), "wrong sign"),
+        (
+            "integers",
+            lambda T: np.triu(np.full((T, T), -(10**9)), k=1),
+            "cannot hold -inf",
+        ),
+        ("shape", lambda T: np.zeros((T, T + 1)), "shape"),
+        (
+            "allowed entries changed",
+            lambda T: np.triu(np.full((T, T), -np.inf), k=1) + 0.5,
+            "allowed score must get 0",
+        ),
+    ],
+)
 def test_the_graded_mask_checks_name_each_mistake(mistake, mask, says):
     scores = np.random.default_rng(0).normal(size=(6, 6))
     problem = mask_problem(np.asarray(mask(6)), 6, scores)
@@ -189,22 +236,45 @@ def test_the_graded_mask_checks_name_each_mistake(mistake, mask, says):
 
 def test_the_quick_benchmark_runs_and_reports_what_the_chapter_reads(tmp_path):
     output = tmp_path / "transformer.json"
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "transformer.py"),
-                             "--quick", "--output", str(output)],
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "transformer.py"),
+            "--quick",
+            "--output",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     quick = json.loads(output.read_text())
     assert quick["quick"] is True and quick["code"] == benchmark.code_hash()
     assert structure_problems(quick) == []
-    assert quick["data"] == {"names": 88_799, "train": 79_919, "validation": 8_880,
-                             "validation_targets": 69_507, "bigram": quick["data"]["bigram"]}
+    assert quick["data"] == {
+        "names": 88_799,
+        "train": 79_919,
+        "validation": 8_880,
+        "validation_targets": 69_507,
+        "bigram": quick["data"]["bigram"],
+    }
     assert 2.55 < quick["data"]["bigram"] < 2.59
-    for part in ("short", "long"):             # a few steps already beat a uniform guess
+    for part in ("short", "long"):  # a few steps already beat a uniform guess
         for runs in quick[part].values():
             assert all(2.0 < v < np.log(27) for v in runs["validation"])
-    census = {(r["layers"], r["checkpointed"]): r["peak_arrays"] for r in quick["memory"]["rows"]}
-    assert census == {(1, "none"): 43, (1, "blocks"): 44, (1, "sublayers"): 36,
-                      (2, "none"): 76, (2, "blocks"): 45, (2, "sublayers"): 38}
+    census = {
+        (r["layers"], r["checkpointed"]): r["peak_arrays"]
+        for r in quick["memory"]["rows"]
+    }
+    assert census == {
+        (1, "none"): 43,
+        (1, "blocks"): 44,
+        (1, "sublayers"): 36,
+        (2, "none"): 76,
+        (2, "blocks"): 45,
+        (2, "sublayers"): 38,
+    }
 
 
 def structure_problems(results):
@@ -215,26 +285,45 @@ def structure_problems(results):
             runs = results[part][kind]
             if len(runs["validation"]) != seeds or len(runs["seconds"]) != seeds:
                 problems.append(f"{part} {kind}: not {seeds} seeds")
-    for curves, every, steps in ((results["long"]["transformer"]["curves"],
-                                  plan["long_every"], plan["long_steps"]),
-                                 (results["long"]["mlp"]["curves"],
-                                  plan["mlp_long_every"], plan["mlp_long_steps"])):
-        if any([point[0] for point in curve] != list(range(every, steps + 1, every))
-               for curve in curves):
+    for curves, every, steps in (
+        (
+            results["long"]["transformer"]["curves"],
+            plan["long_every"],
+            plan["long_steps"],
+        ),
+        (
+            results["long"]["mlp"]["curves"],
+            plan["mlp_long_every"],
+            plan["mlp_long_steps"],
+        ),
+    ):
+        if any(
+            [point[0] for point in curve] != list(range(every, steps + 1, every))
+            for curve in curves
+        ):
             problems.append("a curve without one point per evaluation")
     if len(results["samples"]["long"]) != 10 or len(results["samples"]["short"]) != 10:
         problems.append("not 10 samples")
     weights = np.array(results["attention"]["long"])
     n = len(results["attention"]["name"]) + 1
     if weights.shape != (4, n, n) or not np.allclose(weights.sum(-1), 1):
-        problems.append("attention weights of the wrong shape, or rows that do not sum to 1")
-    names = {"engine", "engine, checkpoint per block", "engine, checkpoint per sublayer",
-             "PyTorch eager, float64", "PyTorch eager, float32"}
+        problems.append(
+            "attention weights of the wrong shape, or rows that do not sum to 1"
+        )
+    names = {
+        "engine",
+        "engine, checkpoint per block",
+        "engine, checkpoint per sublayer",
+        "PyTorch eager, float64",
+        "PyTorch eager, float32",
+    }
     for layers, medians in results["step_seconds"]["medians"].items():
         if set(medians) != names or not all(t > 0 for t in medians.values()):
             problems.append(f"step times for {layers} block(s) incomplete")
     rows = {(r["layers"], r["checkpointed"]) for r in results["memory"]["rows"]}
-    if rows != {(L, c) for L in plan["memory_layers"] for c in ("none", "blocks", "sublayers")}:
+    if rows != {
+        (L, c) for L in plan["memory_layers"] for c in ("none", "blocks", "sublayers")
+    }:
         problems.append("memory rows missing")
     return problems
 
@@ -244,10 +333,17 @@ def test_the_stored_results_are_a_full_run_of_the_chapters_current_code():
     assert stored["quick"] is False and stored["plan"] == benchmark.PLAN["full"]
     assert stored["code"] == benchmark.code_hash(), (
         "benchmarks/transformer.json was made by other code than chapter 13 now holds: "
-        "run `python benchmarks/transformer.py` and re-execute the chapter")
+        "run `python benchmarks/transformer.py` and re-execute the chapter"
+    )
     assert structure_problems(stored) == []
     assert set(stored["step_seconds"]["medians"]) == {"1", "4"}
-    census = {(r["layers"], r["checkpointed"]): r["peak_arrays"] for r in stored["memory"]["rows"]}
+    census = {
+        (r["layers"], r["checkpointed"]): r["peak_arrays"]
+        for r in stored["memory"]["rows"]
+    }
     for L in (1, 2, 4, 8):
         assert (census[L, "none"], census[L, "blocks"], census[L, "sublayers"]) == (
-            10 + 33 * L, 43 + L, 34 + 2 * L)
+            10 + 33 * L,
+            43 + L,
+            34 + 2 * L,
+        )

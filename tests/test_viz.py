@@ -1,5 +1,6 @@
 """engine.viz.draw: the structure of the drawn graph, its options, rendering with the
 available dot, and a long recurrence drawn without a hub."""
+
 import re
 
 import numpy as np
@@ -26,7 +27,7 @@ def test_one_box_per_tensor_one_ellipse_per_op_edges_in_data_flow_direction():
 def test_labels_values_grads_and_order():
     x, w, b, L = neuron()
     source = draw(L, names={"w": w}, values=True, grads=True, order=True).source
-    assert "grad 0.3932" in source            # dL/dw = x (1 - tanh² 0.5)
+    assert "grad 0.3932" in source  # dL/dw = x (1 - tanh² 0.5)
     assert "value -2" in source and "backward visits #1" in source
     assert source.count("backward visits #") == 6
 
@@ -54,11 +55,15 @@ def test_draw_does_not_change_the_graph_or_gradients():
 
 def test_renders_svg_with_the_available_layout_program():
     assert use_available_dot() is not None, (
-        "neither a system dot nor graphviz-pure is installed")
+        "neither a system dot nor graphviz-pure is installed"
+    )
     x, w, b, L = neuron()
     svg = draw(L).pipe(format="svg").decode()
-    assert (svg.lstrip().startswith("<?xml") and "<svg" in svg
-            and svg.count("class=\"node\"") == 6 + 3)
+    assert (
+        svg.lstrip().startswith("<?xml")
+        and "<svg" in svg
+        and svg.count('class="node"') == 6 + 3
+    )
 
 
 def test_a_long_recurrence_is_drawn_without_a_hub():
@@ -66,13 +71,16 @@ def test_a_long_recurrence_is_drawn_without_a_hub():
     a Tensor used more than max_uses times is drawn again beside each op that uses it,
     so no box of the drawing feeds more than max_uses ops."""
     from engine.viz import draw
+
     W, h = Tensor(np.eye(3) * 0.5), Tensor(np.ones(3))
     x0 = (W @ h).tanh()
-    for _ in range(200):   # a recurrent weight, and a residual stream every step reuses
+    for _ in range(200):  # a recurrent weight, and a residual stream every step reuses
         h = (W @ h).tanh() + x0
     dot = draw(h.sum(), max_uses=3)
     tails = re.findall(r"^\s*(\w+) -> ", dot.source, flags=re.MULTILINE)
     assert max(tails.count(t) for t in set(tails)) <= 3
-    assert (dot.source.count("(used 200x)") == 200
-            and dot.source.count("(used 201x)") == 201)
+    assert (
+        dot.source.count("(used 200x)") == 200
+        and dot.source.count("(used 201x)") == 201
+    )
     assert dot.pipe(format="svg").decode().count('class="node"') > 600

@@ -2,30 +2,48 @@
 
     python tools/student_edition.py [--out student]     # what `make student` runs
 
-Standard library only: it needs no virtual environment. The tasks are autograder/tasks.py's
-table. In each notebook a task's definitions keep their signatures and docstrings, and their
-bodies raise NotImplementedError; every hidden exercise solution and every "Solution ..."
-explanation is withheld; outputs are cleared. The edition gets its own `engine/`, exported from
-the stubbed notebooks by the same exporter, so every chapter runs on the student's own code, the
-files the book needs to build and run, the student-side checks (`pytest`), a README and a
-notice that the text is adapted from the course (CC BY 4.0)."""
+Standard library only: it needs no virtual environment. The tasks are
+autograder/tasks.py's table. In each notebook a task's definitions keep their signatures
+and docstrings, and their bodies raise NotImplementedError; every hidden exercise
+solution and every "Solution ..." explanation is withheld; outputs are cleared. The
+edition gets its own `engine/`, exported from the stubbed notebooks by the same
+exporter, so every chapter runs on the student's own code, the files the book needs to
+build and run, the student-side checks (`pytest`), a README and a notice that the text
+is adapted from the course (CC BY 4.0)."""
+
 import argparse
 import json
+from pathlib import Path
 import shutil
 import sys
-from pathlib import Path
+
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))               # a script run from a checkout that is not installed
+sys.path.insert(0, str(ROOT))  # a script run from a checkout that is not installed
 from autograder import notebooks, tasks  # noqa: E402
 from course import export  # noqa: E402
 
-COPIED = ["_config.yml", "_toc.yml", "_ext", "_static", "LICENSE", "tools/export_engine.py",
-          "engine/__init__.py", "course/__init__.py", "course/export.py",
-          "benchmarks/results.json", "benchmarks/transformer.json",
-          "requirements.txt",
-          "autograder/__init__.py", "autograder/tasks.py", "autograder/notebooks.py",
-          "autograder/checks.py", "autograder/runner.py", "autograder/grading.py"]
+
+COPIED = [
+    "_config.yml",
+    "_toc.yml",
+    "_ext",
+    "_static",
+    "LICENSE",
+    "tools/export_engine.py",
+    "engine/__init__.py",
+    "course/__init__.py",
+    "course/export.py",
+    "benchmarks/results.json",
+    "benchmarks/transformer.json",
+    "requirements.txt",
+    "autograder/__init__.py",
+    "autograder/tasks.py",
+    "autograder/notebooks.py",
+    "autograder/checks.py",
+    "autograder/runner.py",
+    "autograder/grading.py",
+]
 
 
 def write_edition(out):
@@ -43,7 +61,9 @@ def write_edition(out):
                 if notebooks.find_cell(notebook, task.names):
                     located[task.id] = path.name
             (out / "book" / path.name).write_text(
-                json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+                json.dumps(notebook, indent=1, ensure_ascii=False) + "\n",
+                encoding="utf-8",
+            )
         elif path.is_file():
             shutil.copy(path, out / "book" / path.name)
         elif path.is_dir() and not path.name.startswith((".", "_")):
@@ -60,14 +80,18 @@ def write_edition(out):
             shutil.copy(source, target)
     export.write_modules(out, export.exported_modules(out / "book"))
     init = (ROOT / "autograder" / "__init__.py").read_text(encoding="utf-8")
-    code = init[init.index('"""', 3) + 3:]          # check_task, after the course's docstring
+    code = init[init.index('"""', 3) + 3 :]  # check_task, after the course's docstring
     (out / "autograder" / "__init__.py").write_text(
         '"""The student-side checks: `check_task` runs each task\'s cases on your definitions,\n'
-        'judged as the course judges them."""\n\n\n' + code.lstrip("\n"), encoding="utf-8")
+        'judged as the course judges them."""\n\n\n' + code.lstrip("\n"),
+        encoding="utf-8",
+    )
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
     (out / "requirements-no-torch.txt").write_text(
-        "\n".join(line for line in requirements if not line.startswith("torch==")) + "\n",
-        encoding="utf-8")
+        "\n".join(line for line in requirements if not line.startswith("torch=="))
+        + "\n",
+        encoding="utf-8",
+    )
     for name, text in FILES.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text.replace("{tasks}", task_table()), encoding="utf-8")
@@ -76,10 +100,18 @@ def write_edition(out):
 
 def task_table():
     """The README's table of tasks."""
-    rows = [f"| {t.id} | week {t.week} | {t.notebook} | `{'`, `'.join(t.names)}` | {t.title} "
-            f"| {t.points} |" for t in tasks.TASKS]
-    return "\n".join(["| task | when | notebook | what you write | about | points |",
-                      "|---|---|---|---|---|---|"] + rows)
+    rows = [
+        f"| {t.id} | week {t.week} | {t.notebook} | `{'`, `'.join(t.names)}` | {t.title} "
+        f"| {t.points} |"
+        for t in tasks.TASKS
+    ]
+    return "\n".join(
+        [
+            "| task | when | notebook | what you write | about | points |",
+            "|---|---|---|---|---|---|",
+        ]
+        + rows
+    )
 
 
 FILES = {
