@@ -1,34 +1,38 @@
-"""Grading a submission: every task in isolation on the course's reference engine, then the
-student's whole engine, each task in a process of its own with a time limit, every verdict
-from the course's oracles in this process.
+"""Grading a submission: every task in isolation on the course's reference engine, then
+the student's whole engine, each task in a process of its own with a time limit, every
+verdict from the course's oracles in this process.
 
-The submission is a folder of notebooks (a student edition, or the notebooks alone). Nothing
-else in it is used: not its engine/, tests, conftest.py or tools. The student's definitions of
-a task are taken from the task's notebook and put into a fresh copy of the reference engine
-(assembled from the course's notebooks by the course's exporter), so a task never fails
-because another is unfinished. The integration check exports the student's own notebooks,
-with the course's exporter, and runs every task's cases on that engine."""
+The submission is a folder of notebooks (a student edition, or the notebooks alone).
+Nothing else in it is used: not its engine/, tests, conftest.py or tools. The student's
+definitions of a task are taken from the task's notebook and put into a fresh copy of
+the reference engine (assembled from the course's notebooks by the course's exporter),
+so a task never fails because another is unfinished. The integration check exports the
+student's own notebooks, with the course's exporter, and runs every task's cases on that
+engine."""
+
+from concurrent.futures import ThreadPoolExecutor
 import hashlib
 import json
 import os
+from pathlib import Path
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from autograder import checks, notebooks, tasks
 from autograder.runner import decoded
 from autograder.sandbox import Sandbox
 from course import export
+
 # all of the judging code is loaded before any task runs
 import course.catalogue  # noqa: F401
 import course.exercises  # noqa: F401
 import course.museum  # noqa: F401
 import course.verification  # noqa: F401
 import course.witness  # noqa: F401
+
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,32 +41,36 @@ DEFAULT_TIMEOUT = 60.0
 
 
 def student_seed(student):
-    """A seed from a student's identity: the random cases differ from student to student."""
+    """A seed from a student's identity: the random cases differ from student to
+    student."""
     return int(hashlib.sha256(student.encode("utf-8")).hexdigest()[:8], 16)
 
 
 def identity(submission):
-    """Who submitted: Gradescope's submission_metadata.json beside the folder, if any, else
-    the folder's name."""
+    """Who submitted: Gradescope's submission_metadata.json beside the folder, if any,
+    else the folder's name."""
     for place in (submission, submission.parent):
         meta = place / "submission_metadata.json"
         if meta.exists():
             users = json.loads(meta.read_text(encoding="utf-8")).get("users", [])
             if users:
-                return ",".join(str(u.get("sid") or u.get("email") or u.get("name"))
-                                for u in users)
+                return ",".join(
+                    str(u.get("sid") or u.get("email") or u.get("name")) for u in users
+                )
     return submission.resolve().name
 
 
 def notebook_folder(submission):
-    """Where a submission's notebooks are: the folder, at any depth of the upload, that holds
-    the most of the book's chapter notebooks (the shallowest of equals; hidden folders,
-    __MACOSX and checkpoints aside). A student edition's is its book/ folder."""
+    """Where a submission's notebooks are: the folder, at any depth of the upload, that
+    holds the most of the book's chapter notebooks (the shallowest of equals; hidden
+    folders, __MACOSX and checkpoints aside). A student edition's is its book/
+    folder."""
     names = {p.name for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb")}
     best, most = submission, 0
     for folder, subfolders, files in os.walk(submission):
-        subfolders[:] = sorted(d for d in subfolders
-                               if not d.startswith((".", "_")) and d != "__MACOSX")
+        subfolders[:] = sorted(
+            d for d in subfolders if not d.startswith((".", "_")) and d != "__MACOSX"
+        )
         found = len(names & set(files))
         if found > most:
             best, most = Path(folder), found
@@ -80,11 +88,12 @@ def engine_names(cells):
 
 
 def home(task, cells):
-    """(position in `cells`, dotted module) of the reference cell that defines the task, or
-    (None, None) for a task written in a cell that is not part of the engine."""
+    """(position in `cells`, dotted module) of the reference cell that defines the task,
+    or (None, None) for a task written in a cell that is not part of the engine."""
     for k, (module, notebook, _, code, _) in enumerate(cells):
-        if notebook == task.notebook and notebooks.owner(task.names[0]) in \
-                export.defined_names(code):
+        if notebook == task.notebook and notebooks.owner(
+            task.names[0]
+        ) in export.defined_names(code):
             return k, module
     return None, None
 
@@ -104,7 +113,9 @@ def modules_or_error(cells):
     try:
         return export.modules_from(cells)
     except SystemExit as complaint:
-        raise LookupError(f"the course's exporter refused the code: {complaint}") from None
+        raise LookupError(
+            f"the course's exporter refused the code: {complaint}"
+        ) from None
 
 
 class Submission:
@@ -119,14 +130,26 @@ class Submission:
         return notebooks.read_notebook(path) if path.exists() else None
 
     def task_cell(self, task):
-        """(index, source, origin) of the cell that defines the task; LookupError if none."""
+        """(index, source, origin) of the cell that defines the task; LookupError if
+        none."""
         notebook = self.notebook(task.notebook)
         if notebook is None:
             raise LookupError(f"{task.notebook} is not in the submission")
         found = notebooks.find_cell(notebook, task.names)
+        broken = (
+            notebooks.unparsable_cell(notebook, task.names) if found is None else None
+        )
+        if broken is not None:
+            index, error = broken
+            raise LookupError(
+                f"book/{task.notebook}, cell {index} is not valid Python ({error.msg}, "
+                f"line {error.lineno}), so its {notebooks.owner(task.names[0])} "
+                "cannot be read"
+            )
         if found is None:
-            raise LookupError(f"no cell of {task.notebook} defines "
-                              f"{notebooks.owner(task.names[0])}")
+            raise LookupError(
+                f"no cell of {task.notebook} defines {notebooks.owner(task.names[0])}"
+            )
         index, source = found
         return index, source, f"book/{task.notebook}, cell {index}"
 
@@ -137,45 +160,59 @@ class Submission:
         for path in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
             theirs = self.notebook(path.name)
             if theirs is None:
-                theirs = notebooks.student_notebook(notebooks.read_notebook(path), tasks.TASKS)
+                theirs = notebooks.student_notebook(
+                    notebooks.read_notebook(path), tasks.TASKS
+                )
             (folder / path.name).write_text(json.dumps(theirs), encoding="utf-8")
         return folder
 
 
 def exported_from(notebook, cells):
-    """The modules that a notebook's cells export into ('engine.core', 'course.catalogue',
-    ...): a task cell of that notebook sees their names, as the chapter's own cells do."""
+    """The modules that a notebook's cells export into ('engine.core',
+    'course.catalogue', ...): a task cell of that notebook sees their names, as the
+    chapter's own cells do."""
     return list(dict.fromkeys(module for module, name, *_ in cells if name == notebook))
 
 
 def preamble(task):
-    """What the task's cell may use of its chapter: the course's own definitions and imports
-    from the cells before the task's (never the student's)."""
+    """What the task's cell may use of its chapter: the course's own definitions and
+    imports from the cells before the task's (never the student's)."""
     notebook = notebooks.read_notebook(ROOT / "book" / task.notebook)
     index, _ = notebooks.find_cell(notebook, task.names)
     return notebooks.preamble(notebook, index)
 
 
 def isolated(task, submission, cells, known, reference, workdir):
-    """The spec of a child run of `task`: the student's definitions in the reference engine."""
+    """The spec of a child run of `task`: the student's definitions in the reference
+    engine."""
     index, source, origin = submission.task_cell(task)
     position, module = home(task, cells)
     spec = {"task": task.id}
-    if position is None:                            # a task cell outside the engine
+    if position is None:  # a task cell outside the engine
         cell = notebooks.definitions_only(source, task.names)
         if cell is None:
             raise LookupError(f"{origin} is not valid Python")
-        spec.update(cell=cell, cell_origin=origin, engine=str(reference),
-                    modules=exported_from(task.notebook, cells), preamble=preamble(task))
+        spec.update(
+            cell=cell,
+            cell_origin=origin,
+            engine=str(reference),
+            modules=exported_from(task.notebook, cells),
+            preamble=preamble(task),
+        )
         return spec
     kind, notebook, cell_index, code, replaces = cells[position]
     try:
         mixed = notebooks.substitute(code, source, task.names, origin, known)
     except SyntaxError as error:
         raise LookupError(f"{origin} is not valid Python: {error}") from None
-    changed = cells[:position] + [(kind, notebook, cell_index, mixed, replaces)] + \
-        cells[position + 1:]
-    spec.update(module=module, engine=str(write_engine(workdir, modules_or_error(changed))))
+    changed = (
+        cells[:position]
+        + [(kind, notebook, cell_index, mixed, replaces)]
+        + cells[position + 1 :]
+    )
+    spec.update(
+        module=module, engine=str(write_engine(workdir, modules_or_error(changed)))
+    )
     return spec
 
 
@@ -183,8 +220,9 @@ def whole_engine(submission, folder):
     """The student's whole engine, exported from all of their notebooks by the course's
     exporter, in `folder`; a LookupError if the exporter refuses their cells."""
     book = submission.book(folder / "book")
-    return write_engine(folder / "package", modules_or_error(
-        list(export.exported_cells(book))))
+    return write_engine(
+        folder / "package", modules_or_error(list(export.exported_cells(book)))
+    )
 
 
 def whole(task, submission, cells, engine_dir):
@@ -193,8 +231,12 @@ def whole(task, submission, cells, engine_dir):
     position, module = home(task, cells)
     if position is None:
         index, source, origin = submission.task_cell(task)
-        spec.update(cell=notebooks.definitions_only(source, task.names) or "", cell_origin=origin,
-                    modules=exported_from(task.notebook, cells), preamble=preamble(task))
+        spec.update(
+            cell=notebooks.definitions_only(source, task.names) or "",
+            cell_origin=origin,
+            modules=exported_from(task.notebook, cells),
+            preamble=preamble(task),
+        )
     else:
         spec["module"] = module
     return spec
@@ -202,10 +244,14 @@ def whole(task, submission, cells, engine_dir):
 
 def write_kit(folder):
     """The grader's code that a task's process runs (the runner, the task table and the
-    cases), copied into `folder`: the only part of the course's folder a task can see."""
+    cases), copied into `folder`: the only part of the course's folder a task can
+    see."""
     target = folder / "autograder"
-    shutil.copytree(ROOT / "autograder", target,
-                    ignore=shutil.ignore_patterns("__pycache__", *KEPT_FROM_TASKS))
+    shutil.copytree(
+        ROOT / "autograder",
+        target,
+        ignore=shutil.ignore_patterns("__pycache__", *KEPT_FROM_TASKS),
+    )
     return folder
 
 
@@ -216,26 +262,39 @@ def task_environment(workdir):
     """The environment of a task's process: nothing of the grader's but the locale, one
     BLAS thread, and its own folder as home."""
     keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "PATH")}
-    return {**keep, "HOME": str(workdir), "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-            "PYTHONDONTWRITEBYTECODE": "1"}
+    return {
+        **keep,
+        "HOME": str(workdir),
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 def run_child(spec, workdir, timeout, sandbox, kit):
     """Run one task's cases in a sandboxed child process: {label: result} and the tasks
-    it called. Nothing is read from its folder until every process it started is gone."""
+    it called. Nothing is read from its folder until every process it started is
+    gone."""
     out = workdir / "results.jsonl"
     spec = dict(spec, out=str(out))
     (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     started = time.perf_counter()
     timed_out = False
-    start = (f"import sys; sys.path[:0] = [{str(kit)!r}]; from autograder.runner import "
-             f"main; main({str(workdir / 'spec.json')!r})")
+    start = (
+        f"import sys; sys.path[:0] = [{str(kit)!r}]; from autograder.runner import "
+        f"main; main({str(workdir / 'spec.json')!r})"
+    )
     visible = [kit, Path(spec["engine"])]
     with open(workdir / "output.txt", "wb") as output:
-        child = sandbox.start([sys.executable, "-I", "-c", start], workdir, output,
-                              task_environment(workdir), cpu_seconds=timeout + 5,
-                              visible=visible)
+        child = sandbox.start(
+            [sys.executable, "-I", "-c", start],
+            workdir,
+            output,
+            task_environment(workdir),
+            cpu_seconds=timeout + 5,
+            visible=visible,
+        )
         try:
             child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -251,17 +310,26 @@ def run_child(spec, workdir, timeout, sandbox, kit):
             if not isinstance(record, dict) or not isinstance(record.get("label"), str):
                 continue
             if "needs" in record:
-                needs = [n for n in record["needs"] if n in tasks.BY_ID] \
-                    if isinstance(record["needs"], list) else []
+                needs = (
+                    [n for n in record["needs"] if n in tasks.BY_ID]
+                    if isinstance(record["needs"], list)
+                    else []
+                )
             elif record.get("started"):
                 running = record["label"]
             else:
                 results[record["label"]] = record
                 running = None
     said = (workdir / "output.txt").read_bytes()[-2000:].decode("utf-8", "replace")
-    return {"results": results, "needs": needs, "running": running, "timed_out": timed_out,
-            "exit": child.returncode, "output": said,
-            "seconds": time.perf_counter() - started}
+    return {
+        "results": results,
+        "needs": needs,
+        "running": running,
+        "timed_out": timed_out,
+        "exit": child.returncode,
+        "output": said,
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def judged(task, seed, run, timeout):
@@ -275,25 +343,38 @@ def judged(task, seed, run, timeout):
             elif run["timed_out"]:
                 message = "not run: the task ran out of time on an earlier case"
             else:
-                message = (f"not run: the task's process ended (exit code {run['exit']}); "
-                           f"it printed: {run['output'][-300:].strip()}")
+                message = (
+                    f"not run: the task's process ended (exit code {run['exit']}); "
+                    f"it printed: {run['output'][-300:].strip()}"
+                )
             verdicts.append((case.label, False, message))
         elif "error" in record:
             verdicts.append((case.label, False, record["error"]))
         else:
             try:
                 problem = case.judge(decoded(record["value"]))
-            except Exception as error:          # what the run returned cannot be judged
-                problem = f"the result could not be judged: {type(error).__name__}: {error}"
+            except Exception as error:  # what the run returned cannot be judged
+                problem = (
+                    f"the result could not be judged: {type(error).__name__}: {error}"
+                )
             verdicts.append((case.label, problem is None, problem or "correct"))
     return verdicts
 
 
-def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
-          integration=True, isolation=True, hidden=(), allow_unprotected=None):
+def grade(
+    submission,
+    seed=None,
+    only=None,
+    timeout=DEFAULT_TIMEOUT,
+    workers=2,
+    integration=True,
+    isolation=True,
+    hidden=(),
+    allow_unprotected=None,
+):
     """Grade the submission folder: a report dict (see results_json). `hidden`: further
-    folders no task may see (where results.json goes); `allow_unprotected`: grade even where
-    the sandbox cannot run (autograder.sandbox; by default only when not root)."""
+    folders no task may see (where results.json goes); `allow_unprotected`: grade even
+    where the sandbox cannot run (autograder.sandbox; by default only when not root)."""
     before = course_fingerprint()
     student = identity(Path(submission))
     submission = Submission(Path(submission))
@@ -330,45 +411,65 @@ def grade(submission, seed=None, only=None, timeout=DEFAULT_TIMEOUT, workers=2,
 
     # the engines are assembled here, one after the other (ast.parse is not safe to call
     # from several threads at once); only the child processes run side by side
-    jobs = [(kind, *prepared(kind, t)) for kind, t in
-            [("isolation", t) for t in chosen if isolation] +
-            [("integration", t) for t in chosen if integration]]
+    jobs = [
+        (kind, *prepared(kind, t))
+        for kind, t in [("isolation", t) for t in chosen if isolation]
+        + [("integration", t) for t in chosen if integration]
+    ]
     runs = {"isolation": {}, "integration": {}}
 
     def finished(job):
         kind, task, workdir, spec = job
-        return spec if workdir is None else run_child(spec, workdir, timeout, sandbox, kit)
+        return (
+            spec if workdir is None else run_child(spec, workdir, timeout, sandbox, kit)
+        )
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for (kind, task, _, _), run in zip(jobs, pool.map(finished, jobs)):
             runs[kind][task.id] = run
-    report = {"student": student, "seed": seed, "tasks": [], "integration": None,
-              "sandbox": sandbox.describe(), "tampered": changed_files(before)}
+    report = {
+        "student": student,
+        "seed": seed,
+        "tasks": [],
+        "integration": None,
+        "edition": edition_note(submission),
+        "sandbox": sandbox.describe(),
+        "tampered": changed_files(before),
+    }
     needs = {t.id: set() for t in tasks.TASKS}
     for task in chosen:
         run = runs["isolation"].get(task.id)
         if run is None:
             continue
         if "error" in run:
-            verdicts = [(case_label, False, run["error"]) for case_label in
-                        [c.label for c in _cases(task, seed)]]
+            verdicts = [
+                (case_label, False, run["error"])
+                for case_label in [c.label for c in _cases(task, seed)]
+            ]
         else:
             verdicts = judged(task, seed, run, timeout)
             for other in run["needs"]:
                 needs[task.id].add(other)
         report["tasks"].append({"task": task, "verdicts": verdicts})
     for entry in report["tasks"]:
-        entry["blocks"] = sorted((t for t, wanted in needs.items() if entry["task"].id in wanted),
-                                 key=lambda t: int(t[1:]))
+        entry["blocks"] = sorted(
+            (t for t, wanted in needs.items() if entry["task"].id in wanted),
+            key=lambda t: int(t[1:]),
+        )
     if integration:
         verdicts = []
         for task in chosen:
             run = runs["integration"][task.id]
             if "error" in run:
-                verdicts += [(f"{task.id}: {label}", False, run["error"])
-                             for label in [c.label for c in _cases(task, seed)]]
+                verdicts += [
+                    (f"{task.id}: {label}", False, run["error"])
+                    for label in [c.label for c in _cases(task, seed)]
+                ]
             else:
-                verdicts += [(f"{task.id}: {label}", ok, message)
-                             for label, ok, message in judged(task, seed, run, timeout)]
+                verdicts += [
+                    (f"{task.id}: {label}", ok, message)
+                    for label, ok, message in judged(task, seed, run, timeout)
+                ]
         report["integration"] = verdicts
     shutil.rmtree(scratch, ignore_errors=True)
     return report
@@ -378,9 +479,35 @@ def _cases(task, seed):
     return checks.cases(task, seed)
 
 
-FINGERPRINTED = ("autograder", "course", "engine", "book", "tools", "pyproject.toml",
-                 "requirements.txt")            # what a grade depends on
+FINGERPRINTED = (
+    "autograder",
+    "course",
+    "engine",
+    "book",
+    "tools",
+    "pyproject.toml",
+    "requirements.txt",
+)  # what a grade depends on
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def edition_note(submission):
+    """A sentence if the submission's notebooks come from another edition of the graded
+    track than the course's (or say none), else ''."""
+    current = notebooks.edition_stamp(ROOT / "book")
+    found = set()
+    for task in tasks.TASKS:
+        notebook = submission.notebook(task.notebook)
+        if notebook is not None:
+            found.add(notebook.get("metadata", {}).get(notebooks.STAMP))
+    if found <= {current}:
+        return ""
+    named = ", ".join(sorted(str(s) for s in found - {current}))
+    return (
+        f"Warning: these notebooks come from another edition of the graded track "
+        f"({named}); they were graded against the current one ({current}). If a task "
+        "changed since, take the current student edition and move your code into it."
+    )
 
 
 def course_fingerprint(root=ROOT):
@@ -395,15 +522,17 @@ def course_fingerprint(root=ROOT):
             for name in files:
                 path = Path(folder, name)
                 found[str(path.relative_to(root))] = hashlib.sha256(
-                    path.read_bytes()).hexdigest()
+                    path.read_bytes()
+                ).hexdigest()
     return found
 
 
 def changed_files(before, root=ROOT):
     """The course's files that were added, removed or changed since `before`."""
     after = course_fingerprint(root)
-    return sorted(name for name in set(before) | set(after)
-                  if before.get(name) != after.get(name))
+    return sorted(
+        name for name in set(before) | set(after) if before.get(name) != after.get(name)
+    )
 
 
 def points(verdicts, worth):
@@ -417,18 +546,24 @@ def task_output(entry):
     """The text a student reads for one task."""
     task, verdicts = entry["task"], entry["verdicts"]
     passed = sum(ok for _, ok, _ in verdicts)
-    lines = [f"{task.id} ({task.notebook}, {' and '.join(task.names)}): {passed} of "
-             f"{len(verdicts)} cases correct"]
+    lines = [
+        f"{task.id} ({task.notebook}, {' and '.join(task.names)}): {passed} of "
+        f"{len(verdicts)} cases correct"
+    ]
     messages = {message for ok, message in ((ok, m) for _, ok, m in verdicts) if not ok}
-    if passed == 0 and len(messages) == 1:            # one cause: say it once
+    if passed == 0 and len(messages) == 1:  # one cause: say it once
         lines.append(f"  ✗ every case: {messages.pop()}")
     else:
-        lines += [f"  {'✓' if ok else '✗'} {label}" + ("" if ok else f": {message}")
-                  for label, ok, message in verdicts]
+        lines += [
+            f"  {'✓' if ok else '✗'} {label}" + ("" if ok else f": {message}")
+            for label, ok, message in verdicts
+        ]
     if passed < len(verdicts) and entry["blocks"]:
-        lines.append(f"  Until it is right, your own engine also fails the checks of "
-                     f"{', '.join(entry['blocks'])}, which call it (each is graded here with "
-                     "the course's version).")
+        lines.append(
+            f"  Until it is right, your own engine also fails the checks of "
+            f"{', '.join(entry['blocks'])}, which call it (each is graded here with "
+            "the course's version)."
+        )
     return "\n".join(lines)
 
 
@@ -437,26 +572,53 @@ def results_json(report):
     tests = []
     for entry in report["tasks"]:
         task = entry["task"]
-        tests.append({"name": f"{task.id}: {task.title}", "number": task.id,
-                      "score": points(entry["verdicts"], task.points),
-                      "max_score": task.points, "output": task_output(entry)})
+        tests.append(
+            {
+                "name": f"{task.id}: {task.title}",
+                "number": task.id,
+                "score": points(entry["verdicts"], task.points),
+                "max_score": task.points,
+                "output": task_output(entry),
+            }
+        )
     if report["integration"] is not None:
         verdicts = report["integration"]
-        failed = [f"  ✗ {label}: {message}" for label, ok, message in verdicts if not ok]
+        failed = [
+            f"  ✗ {label}: {message}" for label, ok, message in verdicts if not ok
+        ]
         passed = sum(ok for _, ok, _ in verdicts)
-        tests.append({"name": "Integration: your whole engine, exported from your notebooks",
-                      "score": points(verdicts, INTEGRATION_POINTS),
-                      "max_score": INTEGRATION_POINTS,
-                      "output": "\n".join([f"{passed} of {len(verdicts)} cases correct on "
-                                           "your own engine"] + failed[:40])})
+        tests.append(
+            {
+                "name": "Integration: your whole engine, exported from your notebooks",
+                "score": points(verdicts, INTEGRATION_POINTS),
+                "max_score": INTEGRATION_POINTS,
+                "output": "\n".join(
+                    [f"{passed} of {len(verdicts)} cases correct on your own engine"]
+                    + failed[:40]
+                ),
+            }
+        )
     worth = sum(t["max_score"] for t in tests)
     if report.get("tampered"):
         changed = ", ".join(report["tampered"][:10])
-        return {"score": 0, "tests": [], "output": (
-            f"Not graded: the course's files changed while this submission ran ({changed}). "
-            "The grade cannot be trusted; the instructor has to look at this submission.")}
+        return {
+            "score": 0,
+            "tests": [],
+            "output": (
+                "Not graded: the course's files changed while this submission ran "
+                f"({changed}). The grade cannot be trusted; the instructor has to look "
+                "at this submission."
+            ),
+        }
     score = round(sum(t["score"] for t in tests), 2)
-    return {"score": score, "tests": tests,
-            "output": report.get("sandbox", "") + "\n" +
-                      f"score: {score:g} / {worth:g} points (cases seeded for "
-                      f"{report['student']}; seed {report['seed']})"}
+    return {
+        "score": score,
+        "tests": tests,
+        "output": "".join(
+            f"{line}\n"
+            for line in (report.get("edition"), report.get("sandbox"))
+            if line
+        )
+        + f"score: {score:g} / {worth:g} points (cases seeded for "
+        f"{report['student']}; seed {report['seed']})",
+    }

@@ -1,31 +1,38 @@
-"""The grader's child process: run one task's cases on one engine, write what they returned.
+"""The grader's child process: run one task's cases on one engine, write what they
+returned.
 
     python -m autograder.runner SPEC.json
 
-SPEC names the engine folder to import, the task, the seed, the file to write (one JSON line per
-case, flushed at once, so that a timeout keeps what finished) and, for a task written in a
-notebook cell that is not part of the engine, that cell's code. Nothing here judges: the grader
-reads the lines and judges them in its own process."""
+SPEC names the engine folder to import, the task, the seed, the file to write (one JSON
+line per case, flushed at once, so that a timeout keeps what finished) and, for a task
+written in a notebook cell that is not part of the engine, that cell's code. Nothing
+here judges: the grader reads the lines and judges them in its own process."""
+
 import ast
 import importlib
 import importlib.util
 import json
+from pathlib import Path
 import signal
 import sys
 import traceback
-from pathlib import Path
 from types import SimpleNamespace
 
 
 def encoded(value):
-    """`value` as JSON-able data: arrays become {"array": nested lists, "dtype": kind}."""
+    """`value` as JSON-able data: arrays become {"array": nested lists, "dtype":
+    kind}."""
     import numpy as np
+
     if isinstance(value, np.ndarray):
         kind = value.dtype.kind
         if kind not in "biuf":
             raise TypeError(f"an array of dtype {value.dtype}, not numbers")
-        return {"array": value.astype(float if kind == "f" else value.dtype).tolist(),
-                "dtype": kind, "shape": list(value.shape)}
+        return {
+            "array": value.astype(float if kind == "f" else value.dtype).tolist(),
+            "dtype": kind,
+            "shape": list(value.shape),
+        }
     if isinstance(value, np.generic):
         return encoded(np.asarray(value))
     if isinstance(value, (bool, int, float, str)) or value is None:
@@ -40,6 +47,7 @@ def encoded(value):
 def decoded(data):
     """The inverse of `encoded` (arrays come back as float, int or bool ndarrays)."""
     import numpy as np
+
     if isinstance(data, dict) and set(data) == {"array", "dtype", "shape"}:
         kind = {"f": float, "b": bool}.get(data["dtype"], np.int64)
         return np.array(data["array"], dtype=kind).reshape(data["shape"])
@@ -51,8 +59,9 @@ def decoded(data):
 
 
 def where_in_student_code(error, regions):
-    """The innermost frame of `error` that lies in the student's code, as 'notebook, cell:
-    the line', or None. `regions` maps a file name to [(first line, last line, origin)]."""
+    """The innermost frame of `error` that lies in the student's code, as 'notebook,
+    cell: the line', or None. `regions` maps a file name to [(first line, last line,
+    origin)]."""
     found = None
     for frame in traceback.extract_tb(error.__traceback__):
         for first, last, origin in regions.get(frame.filename, ()):
@@ -70,14 +79,14 @@ def said(error, regions):
 
 
 def student_regions(engine_dir):
-    """{file: [(first, last, origin)]}: the student's code in the engine the grader built, as
-    the marker comments of autograder.notebooks.substitute frame it."""
+    """{file: [(first, last, origin)]}: the student's code in the engine the grader
+    built, as the marker comments of autograder.notebooks.substitute frame it."""
     regions = {}
     for path in sorted(Path(engine_dir).glob("*/*.py")):
         start = origin = None
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.startswith("# >>> student code: "):
-                start, origin = number, line[len("# >>> student code: "):]
+                start, origin = number, line[len("# >>> student code: ") :]
             elif line.startswith("# <<< end of student code") and start:
                 regions.setdefault(str(path), []).append((start, number, origin))
                 start = None
@@ -85,23 +94,33 @@ def student_regions(engine_dir):
 
 
 def resolve(task, spec):
-    """The task's definitions as a namespace, from the engine or from the task's cell."""
+    """The task's definitions as a namespace, from the engine or from the task's
+    cell."""
     found = {}
     if spec.get("cell") is not None:
         import linecache
+
         namespace = {"__name__": "student_cell"}
         for module in ["engine"] + spec.get("modules", []):
             space = vars(importlib.import_module(module))
             public = space.get("__all__") or [k for k in space if not k.startswith("_")]
             namespace.update({k: space[k] for k in public if k in space})
-        for node in ast.parse(spec["preamble"]).body:   # the chapter's earlier definitions
+        for node in ast.parse(
+            spec["preamble"]
+        ).body:  # the chapter's earlier definitions
             try:
-                exec(compile(ast.Module([node], []), "<earlier cells>", "exec"), namespace)
-            except NameError:                 # it needs something the chapter computed
+                exec(
+                    compile(ast.Module([node], []), "<earlier cells>", "exec"),
+                    namespace,
+                )
+            except NameError:  # it needs something the chapter computed
                 pass
-        linecache.cache[spec["cell_origin"]] = (len(spec["cell"]), None,
-                                                spec["cell"].splitlines(True),
-                                                spec["cell_origin"])
+        linecache.cache[spec["cell_origin"]] = (
+            len(spec["cell"]),
+            None,
+            spec["cell"].splitlines(True),
+            spec["cell_origin"],
+        )
         exec(compile(spec["cell"], spec["cell_origin"], "exec"), namespace)
         source = namespace
     else:
@@ -116,23 +135,24 @@ def resolve(task, spec):
 
 
 def load_packages(folder, names=("engine", "course")):
-    """Import the packages `names` from `folder` (the engine the grader assembled), in the
-    place of any installed ones; their modules are then found in that folder too."""
+    """Import the packages `names` from `folder` (the engine the grader assembled), in
+    the place of any installed ones; their modules are then found in that folder too."""
     for name in names:
         where = Path(folder, name)
         spec = importlib.util.spec_from_file_location(
-            name, where / "__init__.py", submodule_search_locations=[str(where)])
+            name, where / "__init__.py", submodule_search_locations=[str(where)]
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
 
 
-CASE_SECONDS = 20.0       # the budget of one case; the grader also limits the whole task
+CASE_SECONDS = 20.0  # the budget of one case; the grader also limits the whole task
 
 
 class CaseTimeout(BaseException):
-    """A case ran out of its time (a BaseException, so that `except Exception` in a task's
-    code does not swallow it)."""
+    """A case ran out of its time (a BaseException, so that `except Exception` in a
+    task's code does not swallow it)."""
 
 
 def out_of_time(signum, frame):
@@ -144,9 +164,13 @@ def main(spec_path):
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     load_packages(spec["engine"])
     import engine
-    if not str(Path(engine.__file__).resolve()).startswith(str(Path(spec["engine"]).resolve())):
+
+    if not str(Path(engine.__file__).resolve()).startswith(
+        str(Path(spec["engine"]).resolve())
+    ):
         raise SystemExit(f"imported the wrong engine: {engine.__file__}")
     from autograder import checks, tasks
+
     task = tasks.BY_ID[spec["task"]]
     regions = student_regions(spec["engine"])
     if spec.get("cell") is not None:
@@ -163,18 +187,26 @@ def main(spec_path):
     watched = watched_code(tasks, spec.get("task_modules", {}), task)
     try:
         found = resolve(task, spec)
-    except BaseException as error:                   # the cell itself fails to run
+    except BaseException as error:  # the cell itself fails to run
         for case in made:
-            write(case.label, error=f"the task's definitions could not be loaded: "
-                                    f"{said(error, regions)}")
+            write(
+                case.label,
+                error=f"the task's definitions could not be loaded: "
+                f"{said(error, regions)}",
+            )
         return
     budget = float(spec.get("case_seconds", CASE_SECONDS))
     signal.signal(signal.SIGALRM, out_of_time)
     for case in made:
         write(case.label, started=True)
         try:
-            sys.setprofile(lambda frame, event, arg: event == "call" and frame.f_code in watched
-                           and used.add(watched[frame.f_code]))
+            sys.setprofile(
+                lambda frame, event, arg: (
+                    event == "call"
+                    and frame.f_code in watched
+                    and used.add(watched[frame.f_code])
+                )
+            )
             signal.setitimer(signal.ITIMER_REAL, budget)
             try:
                 result = case.run(found)
@@ -183,19 +215,26 @@ def main(spec_path):
                 sys.setprofile(None)
             write(case.label, value=encoded(result))
         except CaseTimeout:
-            write(case.label, error=f"timed out: this case ran out of its {budget:g} s "
-                                    "(an endless loop, or far too slow)")
+            write(
+                case.label,
+                error=f"timed out: this case ran out of its {budget:g} s "
+                "(an endless loop, or far too slow)",
+            )
         except RecursionError as error:
-            write(case.label, error=f"RecursionError: {error} (the graph is deeper than "
-                                    "Python's recursion limit: use a stack of your own)")
-        except BaseException as error:               # SystemExit and the like too
+            write(
+                case.label,
+                error=f"RecursionError: {error} (the graph is deeper than "
+                "Python's recursion limit: use a stack of your own)",
+            )
+        except BaseException as error:  # SystemExit and the like too
             write(case.label, error=said(error, regions))
     write("", needs=sorted(used))
 
 
 def watched_code(tasks, task_modules, task):
-    """{code object: task id} for the definitions of every other task that lives in the engine:
-    the runs record which of them they call, so the grader can say what a failure blocks."""
+    """{code object: task id} for the definitions of every other task that lives in the
+    engine: the runs record which of them they call, so the grader can say what a
+    failure blocks."""
     watched = {}
     for other_id, module in task_modules.items():
         if other_id == task.id:
@@ -205,8 +244,11 @@ def watched_code(tasks, task_modules, task):
             obj = space.get(name.split(".")[0])
             if "." in name:
                 obj = getattr(obj, name.split(".", 1)[1], None)
-            functions = ([f for f in vars(obj).values() if callable(f)]
-                         if isinstance(obj, type) else [obj])
+            functions = (
+                [f for f in vars(obj).values() if callable(f)]
+                if isinstance(obj, type)
+                else [obj]
+            )
             for function in functions:
                 code = getattr(function, "__code__", None)
                 if code is not None:

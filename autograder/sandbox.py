@@ -46,14 +46,15 @@ MEMORY_BYTES = 6 * 2**30  # address space of one task process (PyTorch maps much
 FILE_BYTES = 64 * 2**20  # the largest file a task may write
 SPARE_PROCESSES = 256  # processes a task may add to its user's count
 PROTECTIONS = {
-    "files": "the course's files, the grader's scratch folder and other tasks' folders are "
-    "hidden, and everything but the task's own folder is read-only",
-    "processes": "every process a task starts ends with it; the grader cannot be signalled",
+    "files": "the course's files, the grader's scratch folder and other tasks' folders "
+    "are hidden, and everything but the task's own folder is read-only",
+    "processes": "every process a task starts ends with it; the grader cannot be "
+    "signalled",
     "network": "no network",
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bubblewrap():
     """The path of a bwrap that can make the namespaces we need here, or None."""
     found = shutil.which("bwrap")
@@ -156,8 +157,9 @@ class Sandbox:
         if self.bwrap is None and not allow_unprotected:
             raise RuntimeError(
                 "the grader runs as root but bubblewrap cannot run here, so task code "
-                "could read the answers and write the grader: install it (apt-get install "
-                "bubblewrap) and allow user namespaces, or pass --unsafe-no-sandbox"
+                "could read the answers and write the grader: install it (apt-get "
+                "install bubblewrap) and allow user namespaces, or pass "
+                "--unsafe-no-sandbox"
             )
 
     @property
@@ -229,11 +231,15 @@ class Sandbox:
             "/dev/shm",
         ]
         home = Path.home().resolve()
-        covers = [
-            f
-            for f in dict.fromkeys([*self.hidden, home])
-            if f.exists() and f != Path("/")
-        ]
+        # only the outermost of nested folders: a tmpfs over /a hides /a/b already, and
+        # /a/b would then be no mount point to make read-only
+        covers = []
+        for folder in sorted(
+            {f for f in [*self.hidden, home] if f.exists() and f != Path("/")},
+            key=lambda p: len(p.parts),
+        ):
+            if not any(folder.is_relative_to(outer) for outer in covers):
+                covers.append(folder)
         for folder in covers:
             wrapped += ["--tmpfs", str(folder)]
         # what the task needs, put back where a hidden folder covered it: the Python it

@@ -379,7 +379,7 @@ def test_the_student_runs_the_checks_with_plain_pytest(untouched, tmp_path):
 
     def pytest_in(folder):
         return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-k", task.id],
+            [sys.executable, "-m", "pytest", "-q", "-k", tasks.selector(task)],
             cwd=folder,
             capture_output=True,
             text=True,
@@ -468,3 +468,36 @@ def test_the_edition_builds_its_book_and_runs_every_chapter(tmp_path):
         if run.returncode:
             failed[path.name] = run.stderr[-1500:]
     assert not failed, failed
+
+
+def test_each_task_is_selected_alone_by_its_pytest_id():
+    """`pytest -k T01` in the edition selects T1 and not T10 to T19."""
+    ids = [tasks.selector(t) for t in tasks.TASKS]
+    assert all(sum(a in b for b in ids) == 1 for a in ids), ids
+
+
+def test_a_task_cell_that_does_not_parse_is_named_as_such(untouched, tmp_path):
+    folder = tmp_path / "student"
+    subprocess.run(["cp", "-r", str(untouched), str(folder)], check=True)
+    task = tasks.task_named("unbroadcast")
+    path = folder / "book" / task.notebook
+    notebook = notebooks.read_notebook(path)
+    index, source = notebooks.find_cell(notebook, ["unbroadcast"])
+    broken = source.replace("def unbroadcast(g, shape)", "def unbroadcast(g, shape", 1)
+    assert broken != source
+    notebook["cells"][index]["source"] = broken.splitlines(True)
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    with pytest.raises(LookupError, match=f"cell {index} is not valid Python"):
+        grading.Submission(folder).task_cell(task)
+
+
+def test_notebooks_of_another_edition_are_graded_with_a_warning(untouched, tmp_path):
+    assert grading.edition_note(grading.Submission(untouched)) == ""
+    folder = tmp_path / "student"
+    subprocess.run(["cp", "-r", str(untouched), str(folder)], check=True)
+    path = folder / "book" / tasks.TASKS[0].notebook
+    notebook = notebooks.read_notebook(path)
+    notebook["metadata"][notebooks.STAMP] = "an-old-stamp"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    note = grading.edition_note(grading.Submission(folder))
+    assert "another edition" in note and "an-old-stamp" in note

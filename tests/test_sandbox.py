@@ -34,12 +34,13 @@ def usable():
     return True
 
 
-def probe(code, tmp_path, timeout=60):
+def probe(code, tmp_path, timeout=60, hidden=()):
     """Run `code` (Python, printing one JSON line) in the sandbox as the grader runs a
-    task: the course and the grader's scratch folder hidden; its output as a dict."""
+    task: the course, the grader's scratch folder and `hidden` hidden; its output as a
+    dict."""
     usable()
     scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=tmp_path))
-    box = sandbox.Sandbox([ROOT, scratch], allow_unprotected=False)
+    box = sandbox.Sandbox([ROOT, scratch, *hidden], allow_unprotected=False)
     other = scratch / "isolation" / "T2"
     other.mkdir(parents=True)
     (other / "spec.json").write_text("the other task's secret")
@@ -99,6 +100,23 @@ print(json.dumps(done))
     assert not Path("/etc/autodiff-test").exists()
 
 
+def test_folders_hidden_inside_each_other_are_hidden_and_read_only(tmp_path):
+    """The results folder may hold the course (grading the course's own notebooks with
+    results.json beside it): the outer tmpfs hides both, and the task still runs."""
+    got, _ = probe(
+        ATTEMPT
+        + """
+attempt("list the course", lambda: os.listdir("ROOT/book"))
+attempt("write beside the course", lambda: open("ROOT/../results.json", "w").write("x"))
+attempt("write the course", lambda: open("ROOT/x.py", "w").write("x"))
+print(json.dumps(done))
+""",
+        tmp_path,
+        hidden=[ROOT.parent],
+    )
+    assert all(outcome != "succeeded" for outcome in got.values()), got
+
+
 def test_task_code_cannot_reach_the_grader_the_network_or_outlive_its_task(tmp_path):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -110,8 +128,8 @@ def test_task_code_cannot_reach_the_grader_the_network_or_outlive_its_task(tmp_p
             + f"""
 import signal, socket, time
 attempt("signal the grader", lambda: os.kill({os.getpid()}, 0))
-attempt("connect to the machine", lambda: socket.create_connection(("127.0.0.1", {port}),
-                                                                   timeout=2))
+attempt("connect to the machine",
+        lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
 if os.fork() == 0:                       # a detached grandchild that writes later
     os.setsid()
     if os.fork() == 0:

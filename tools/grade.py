@@ -1,14 +1,16 @@
 """Grade a student's submission: the instructor's side of the graded track.
 
-    python tools/grade.py SUBMISSION_DIR --json results.json   # or: make grade SUBMISSION=DIR
+    python tools/grade.py SUBMISSION_DIR --json results.json   # or: make grade
+    SUBMISSION=DIR
 
-SUBMISSION_DIR is a student edition folder, a folder of its notebooks, or an upload that holds
-them somewhere below it. Run it from the course repository, with the course's virtual
-environment: every task is graded in isolation, the student's definitions dropped into the
-course's reference engine, then the student's whole engine is exported from their notebooks
-and checked as a whole, each task in the sandbox of autograder/sandbox.py. Only the notebooks
-are read; the submission's engine/, tests, conftest.py and tools are never imported. Writes
-Gradescope's results.json (last, atomically) and prints `score: X / Y points`."""
+SUBMISSION_DIR is a student edition folder, a folder of its notebooks, or an upload that
+holds them somewhere below it. Run it from the course repository, with the course's
+virtual environment: every task is graded in isolation, the student's definitions
+dropped into the course's reference engine, then the student's whole engine is exported
+from their notebooks and checked as a whole, each task in the sandbox of
+autograder/sandbox.py. Only the notebooks are read; the submission's engine/, tests,
+conftest.py and tools are never imported. Writes Gradescope's results.json (last,
+atomically) and prints `score: X / Y points`."""
 
 import argparse
 import json
