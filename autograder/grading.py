@@ -22,6 +22,7 @@ import tempfile
 import time
 
 from autograder import checks, notebooks, tasks
+from autograder.rules import rule_verdicts
 from autograder.runner import decoded
 from autograder.sandbox import Sandbox
 from course import export
@@ -128,6 +129,13 @@ class Submission:
         """The student's notebook `name` as a dict, or None if it is not there."""
         path = self.folder / name
         return notebooks.read_notebook(path) if path.exists() else None
+
+    def source_of(self, task):
+        """The source of the submission's cell that defines `task`, or None."""
+        try:
+            return self.task_cell(task)[1]
+        except LookupError:
+            return None
 
     def task_cell(self, task):
         """(index, source, origin) of the cell that defines the task; LookupError if
@@ -258,6 +266,23 @@ def write_kit(folder):
 KEPT_FROM_TASKS = ("grading.py", "sandbox.py", "notebooks.py")
 
 
+ORACLES = ("torch", "functorch", "torchgen", "jax", "autograd")
+
+
+def oracle_packages():
+    """The folders of the installed packages that compute what the tasks ask for
+    (PyTorch first: the grader's witness): withheld from every task's process, which
+    needs only NumPy and the engine."""
+    import importlib.util
+
+    found = []
+    for name in ORACLES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found.extend(spec.submodule_search_locations)
+    return found
+
+
 def task_environment(workdir):
     """The environment of a task's process: nothing of the grader's but the locale, one
     BLAS thread, and its own folder as home."""
@@ -384,7 +409,11 @@ def grade(
     known = engine_names(cells)
     task_modules = {t.id: home(t, cells)[1] for t in tasks.TASKS if home(t, cells)[1]}
     scratch = Path(tempfile.mkdtemp(prefix="grade-"))
-    sandbox = Sandbox([ROOT, scratch, *hidden], allow_unprotected=allow_unprotected)
+    sandbox = Sandbox(
+        [ROOT, scratch, *hidden],
+        allow_unprotected=allow_unprotected,
+        withheld=oracle_packages(),
+    )
     kit = write_kit(scratch / "kit")
 
     reference = write_engine(scratch / "reference", modules_or_error(cells))
@@ -450,6 +479,7 @@ def grade(
             verdicts = judged(task, seed, run, timeout)
             for other in run["needs"]:
                 needs[task.id].add(other)
+        verdicts += rule_verdicts(task, submission.source_of(task))
         report["tasks"].append({"task": task, "verdicts": verdicts})
     for entry in report["tasks"]:
         entry["blocks"] = sorted(

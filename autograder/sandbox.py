@@ -25,7 +25,21 @@ terminal);
 
 The grader also loads all of its judging code before any task runs, judges in its own
 process from what the task returned (never from what the task says about itself), checks
-at the end that no course file changed, and writes results.json last, atomically.
+at the end that no course file changed, and writes results.json last, atomically. In
+detail:
+- oracles: the packages that compute what the tasks ask for (PyTorch, the witness of
+  the optimiser, pooling and second-order tasks) are withheld from the task's Python
+  (an empty folder where they were), and the task's engine is the reference with the
+  student's definitions in the place of the task's own;
+- facts: what a verdict depends on is computed by the grader: a graph's structure from
+  the program that built it (the run reports only the order of its nodes), the rules a
+  title states from the submitted source (autograder/rules.py), exactness where a rule
+  could be approximated (T4's operands near 1e12); the cases run in an order drawn
+  from the student's seed, so that a submission cannot answer by position;
+- what stays observed inside the task's process: behaviour that only exists there (the
+  flags of a tensor made under no_grad, the ops a counter saw) is read by the runner's
+  code, which a determined submission could patch; those verdicts are checked against
+  values it cannot know in advance (random inputs of its own seed, in its own order).
 
 Where bubblewrap cannot run (not installed, or user namespaces are forbidden), `Sandbox`
 falls back to the limits and a process group alone and says which protections are off
@@ -146,11 +160,13 @@ class Sandbox:
     """How the grader starts a task's process: `command` wraps its argv, `start` runs
     it."""
 
-    def __init__(self, hidden, allow_unprotected=None):
+    def __init__(self, hidden, allow_unprotected=None, withheld=()):
         """`hidden`: the folders no task may see (the course, the grader's scratch, the
-        results folder). A grader running as root refuses to run unprotected unless
-        `allow_unprotected` is True."""
+        results folder); `withheld`: folders of the Python a task runs on that it must
+        not use either (the packages of the grader's oracles, PyTorch). A grader running
+        as root refuses to run unprotected unless `allow_unprotected` is True."""
         self.hidden = [Path(p).resolve() for p in hidden if p is not None]
+        self.withheld = [Path(p).resolve() for p in withheld if p is not None]
         self.bwrap = bubblewrap()
         if allow_unprotected is None:
             allow_unprotected = os.geteuid() != 0
@@ -258,7 +274,10 @@ class Sandbox:
             if covered and folder.exists():
                 wrapped += ["--ro-bind", str(folder), str(folder)]
         wrapped += ["--bind", str(workdir), str(workdir)]
-        for folder in covers:  # empty, and read-only too
+        withheld = [f for f in self.withheld if f.exists()]
+        for folder in withheld:  # over the Python put back above
+            wrapped += ["--tmpfs", str(folder)]
+        for folder in covers + withheld:  # empty, and read-only too
             if not workdir.is_relative_to(folder):
                 wrapped += ["--remount-ro", str(folder)]
         wrapped += ["--chdir", str(workdir), "--"]

@@ -12,6 +12,7 @@ import ast
 import json
 from pathlib import Path
 import re
+import shutil
 import subprocess
 import sys
 
@@ -323,6 +324,83 @@ def test_the_cases_differ_from_student_to_student():
         checks.cases(task, grading.student_seed(s)) for s in ("ada", "grace")
     )
     assert [c.label for c in first] != [c.label for c in second]
+
+
+def test_the_cases_come_in_an_order_of_each_students_own():
+    """A submission cannot tell a case by its place (answer the n-th call with the n-th
+    expected value): every task with more than three cases runs them in an order drawn
+    from the student's seed."""
+    for task in tasks.TASKS:
+        orders = set()
+        for seed in range(6):
+            made = [c.label for c in checks.cases(task, seed, shuffled=False)]
+            order = checks.toolkit.case_order(task, seed, len(made))
+            assert [c.label for c in checks.cases(task, seed)] == [
+                made[k] for k in order
+            ]
+            orders.add(tuple(order))
+        if len(made) > 3:
+            assert len(orders) > 1, task.id
+
+
+RULE_BREAKERS = {
+    "topological_order": """
+def topological_order(root):
+    import sys
+
+    sys.setrecursionlimit(100_000)
+    order, seen = [], set()
+
+    def visit(node):
+        if id(node) not in seen:
+            seen.add(id(node))
+            for parent in node.parents:
+                visit(parent)
+            order.append(node)
+
+    visit(root)
+    return order
+""",
+    "matmul_vjp_a": """
+def matmul_vjp_a(g, out, a, b):
+    grad, eps = np.zeros_like(a), 1e-6
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        grad[i] = ((up @ b - down @ b) * g).sum() / (2 * eps)
+    return grad
+""",
+    "matmul_vjp_b": """
+def matmul_vjp_b(g, out, a, b):
+    grad, eps = np.zeros_like(b), 1e-6
+    for i in np.ndindex(b.shape):
+        up, down = b.copy(), b.copy()
+        up[i] += eps
+        down[i] -= eps
+        grad[i] = ((a @ up - a @ down) * g).sum() / (2 * eps)
+    return grad
+""",
+}
+
+
+def test_the_rules_a_title_states_are_judged_by_the_grader(untouched, tmp_path):
+    """A recursive order with a raised recursion limit passes every case of T1 but the
+    rule, which the grader reads from the source; rules computed by finite differences
+    pass T4's unit-sized cases but not those with an operand near 1e12."""
+    folder = tmp_path / "student"
+    shutil.copytree(untouched, folder)
+    for name, code in RULE_BREAKERS.items():
+        write(folder, name, code)
+    results, printed = grade(folder, "--tasks", "T1,T4", "--no-integration")
+    output = {t["number"]: t["output"] for t in results["tests"] if "number" in t}
+    got = scores(results)
+    assert 0 < got["T1"][0] < got["T1"][1], printed
+    assert "✗ the rule: no recursion" in output["T1"], output["T1"]
+    assert output["T1"].count("✗") == 1, output["T1"]
+    assert 0 < got["T4"][0] < got["T4"][1], printed
+    failed = [line for line in output["T4"].splitlines() if "✗" in line]
+    assert len(failed) == 2 and all("near 1e12" in line for line in failed), failed
 
 
 def test_each_tasks_checks_need_only_tasks_of_its_chapter_and_earlier(tmp_path):

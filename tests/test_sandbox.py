@@ -40,7 +40,11 @@ def probe(code, tmp_path, timeout=60, hidden=()):
     dict."""
     usable()
     scratch = Path(tempfile.mkdtemp(prefix="grade-", dir=tmp_path))
-    box = sandbox.Sandbox([ROOT, scratch, *hidden], allow_unprotected=False)
+    box = sandbox.Sandbox(
+        [ROOT, scratch, *hidden],
+        allow_unprotected=False,
+        withheld=grading.oracle_packages(),
+    )
     other = scratch / "isolation" / "T2"
     other.mkdir(parents=True)
     (other / "spec.json").write_text("the other task's secret")
@@ -98,6 +102,29 @@ print(json.dumps(done))
     assert got.pop("write its own folder") == "succeeded"
     assert all(outcome != "succeeded" for outcome in got.values()), got
     assert not Path("/etc/autodiff-test").exists()
+
+
+def test_task_code_cannot_use_the_graders_oracles(tmp_path):
+    """PyTorch (the witness of the optimiser, convolution and second-order tasks) is
+    installed beside the engine, but a task's process cannot import it: a task cannot
+    hand in torch.optim.Adam as its Adam."""
+    if not grading.oracle_packages():
+        pytest.skip("no oracle package is installed here")
+    got, _ = probe(
+        ATTEMPT
+        + """
+attempt("import torch.optim", lambda: __import__("torch.optim"))
+attempt("make a torch tensor", lambda: __import__("torch").tensor(1.0))
+attempt("import numpy", lambda: __import__("numpy"))
+print(json.dumps(done))
+""",
+        tmp_path,
+    )
+    assert got == {
+        "import torch.optim": "ModuleNotFoundError",
+        "make a torch tensor": "AttributeError",  # an empty folder where torch was
+        "import numpy": "succeeded",
+    }
 
 
 def test_folders_hidden_inside_each_other_are_hidden_and_read_only(tmp_path):

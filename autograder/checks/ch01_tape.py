@@ -12,25 +12,29 @@ from autograder.checks.toolkit import (
     Case,
     cases_of,
     CENTRAL,
+    chain_structure,
     difference,
     Graph,
     is_array,
     numerical_gradient,
     random_graphs,
+    structure_of,
 )
 
 
-def order_problem(got, what):
-    """What is wrong with a sweep order, judged from the graph's structure alone."""
-    if not isinstance(got, dict):
-        return f"{what}: the run returned nothing to judge"
-    parents, root, order = got["parents"], got["root"], got["order"]
+def order_problem(got, what, structure):
+    """What is wrong with a sweep order (node numbers), judged from the graph's
+    structure alone: (parents, root), known from the program that built the graph."""
+    parents, root = structure
+    if not isinstance(got, list) or not all(type(n) is int for n in got):
+        return f"{what}: the run returned no list of nodes to judge"
+    order = got
+    if any(not 0 <= n < len(parents) for n in order):
+        return f"{what}: the order holds something that is not a node of the graph"
     reachable, frontier = {root}, [root]
     while frontier:
         frontier = [p for n in frontier for p in parents[n] if p not in reachable]
         reachable.update(frontier)
-    if -1 in order:
-        return f"{what}: the order holds something that is not a node of the graph"
     if len(order) != len(set(order)):
         twice = next(n for n in order if order.count(n) > 1)
         return f"{what}: node {twice} appears {order.count(twice)} times"
@@ -66,14 +70,14 @@ def topological_order_cases(rng):
             node = graph.add(Tensor(0.5))
             for _ in range(length):
                 node = graph.add(node * 1.0)
-            return graph.structure(node, found.topological_order(node))
+            return graph.numbered(found.topological_order(node))
 
         return run
 
     def random(values, program):
         def run(found):
             graph, root = built(values, program)
-            return graph.structure(root, found.topological_order(root))
+            return graph.numbered(found.topological_order(root))
 
         return run
 
@@ -82,27 +86,38 @@ def topological_order_cases(rng):
 
         graph = Graph()
         leaf = graph.add(Tensor(1.0))
-        return graph.structure(leaf, found.topological_order(leaf))
+        return graph.numbered(found.topological_order(leaf))
 
     made = [
-        Case("a lone leaf", lone, lambda got: order_problem(got, "a lone leaf")),
-        Case("a chain of 5 ops", chain(5), lambda got: order_problem(got, "a chain")),
+        Case(
+            "a lone leaf",
+            lone,
+            lambda got: order_problem(got, "a lone leaf", chain_structure(0)),
+        ),
+        Case(
+            "a chain of 5 ops",
+            chain(5),
+            lambda got: order_problem(got, "a chain", chain_structure(5)),
+        ),
     ]
     for label, values, program in random_graphs(
         rng, [(2, 6), (3, 12), (4, 40), (1, 8)]
     ):
+        structure = structure_of(len(values), program)
         made.append(
             Case(
                 label,
                 random(values, program),
-                lambda got, label=label: order_problem(got, label),
+                lambda got, label=label, s=structure: order_problem(got, label, s),
             )
         )
     made.append(
         Case(
             "a chain of 20,000 ops (no recursion)",
             chain(20_000),
-            lambda got: order_problem(got, "a chain of 20,000 ops"),
+            lambda got: order_problem(
+                got, "a chain of 20,000 ops", chain_structure(20_000)
+            ),
         )
     )
     return made

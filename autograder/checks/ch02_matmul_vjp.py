@@ -1,6 +1,7 @@
 """The checks of chapter 2, the matrix product's local rules (T4): matmul_vjp_a and
 matmul_vjp_b on square, rectangular, 1-D and batched operands, each against central
-differences of sum((A @ B) * g)."""
+differences of sum((A @ B) * g), and with one operand's entries near 1e12, where a rule
+that takes differences itself instead of applying its formula loses every digit."""
 
 import numpy as np
 
@@ -51,4 +52,37 @@ def matmul_cases(rng):
             )
 
         made.append(Case(f"A @ B with A {a_shape}, B {b_shape}", run, judge))
+    made += [huge_operand_case(rng, side) for side in ("A", "B")]
     return made
+
+
+def huge_operand_case(rng, side):
+    """One operand's entries near 1e12: dL/dA = g B^T does not depend on A (nor dL/dB on
+    B), so the rules' results are judged against central differences at the operand
+    drawn at unit size; differences taken inside a rule, at the huge operand, lose
+    every digit to rounding."""
+    small, big = rng.normal(size=(4, 3)), rng.normal(size=(3, 2))
+    g = rng.normal(size=(4, 2))
+    huge = 1e12 * (1 + rng.uniform(size=(4, 3) if side == "A" else (3, 2)))
+    a, b = (huge, big) if side == "A" else (small, huge)
+
+    def run(found):
+        out = np.matmul(a, b)
+        rule = found.matmul_vjp_a if side == "A" else found.matmul_vjp_b
+        return rule(g, out, a, b)
+
+    def judge(got):
+        if side == "A":
+            expected = numerical_gradient(
+                lambda v: float((np.matmul(v, b) * g).sum()), small
+            )
+        else:
+            expected = numerical_gradient(
+                lambda v: float((np.matmul(a, v) * g).sum()), big
+            )
+        what = f"dL/d{side} with {side}'s entries near 1e12"
+        return all_of(
+            is_array(got, what, expected.shape), difference(what, got, expected)
+        )
+
+    return Case(f"A @ B with {side}'s entries near 1e12", run, judge)

@@ -25,9 +25,9 @@ def cases_of(name):
     return register
 
 
-def cases(task, seed):
-    """The cases of `task` (a tasks.Task) for one student's seed: the same in every
-    process."""
+def cases(task, seed, shuffled=True):
+    """The cases of `task` (a tasks.Task) for one student's seed, in an order drawn
+    from that seed: the same in every process."""
     rng = np.random.default_rng([seed, int(task.id[1:])])
     made, seen = [], {}
     for case in MAKERS[task.names[0]](rng):  # a label names one case: number repeats
@@ -38,7 +38,13 @@ def cases(task, seed):
             else f"{case.label} ({seen[case.label]})"
         )
         made.append(case._replace(label=label))
-    return made
+    return [made[k] for k in case_order(task, seed, len(made))] if shuffled else made
+
+
+def case_order(task, seed, count):
+    """The order in which one student's `count` cases of `task` run: drawn from their
+    seed, so that a submission cannot tell a case by its place."""
+    return np.random.default_rng([seed, int(task.id[1:]), 1]).permutation(count)
 
 
 # --- the course's oracles -------------------------------------------------------------
@@ -131,17 +137,32 @@ class Graph:
         """{id(node): its number} for every node made so far."""
         return {id(node): k for k, node in enumerate(self.nodes)}
 
-    def structure(self, root, order):
-        """What the judge needs: each node's parents, the root and `order`, as
-        numbers."""
+    def numbered(self, order):
+        """`order` (nodes) as the nodes' numbers, -1 for anything else: all a run
+        reports; the judge knows the graph's structure from the program that built it
+        (structure_of), not from the task's process."""
         number = self.numbers()
-        return {
-            "parents": [
-                [number.get(id(p), -1) for p in node.parents] for node in self.nodes
-            ],
-            "root": number[id(root)],
-            "order": [number.get(id(node), -1) for node in order],
-        }
+        return [number.get(id(node), -1) for node in order]
+
+
+def structure_of(leaves, program):
+    """(each node's parents, the root), as numbers, of the graph `built` makes from
+    `leaves` leaf values and `program`: computed here, from the program alone."""
+    parents = [[] for _ in range(leaves)]
+    nodes = list(range(leaves))
+    for kind, inputs in program:
+        args = [nodes[i] for i in inputs]
+        if kind in ("tanh", "exp"):  # the scaling multiply, then the function
+            parents.append(args)
+            args = [len(parents) - 1]
+        parents.append(args)
+        nodes.append(len(parents) - 1)
+    return parents, nodes[-1]
+
+
+def chain_structure(length):
+    """(parents, root) of a leaf followed by `length` ops, each on the one before."""
+    return [[]] + [[k] for k in range(length)], length
 
 
 def random_graph(rng, leaves, ops):
