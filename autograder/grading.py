@@ -479,7 +479,7 @@ def grade(
             verdicts = judged(task, seed, run, timeout)
             for other in run["needs"]:
                 needs[task.id].add(other)
-        verdicts += rule_verdicts(task, submission.source_of(task))
+        verdicts += rule_verdicts(task, submission.source_of(task), verdicts)
         report["tasks"].append({"task": task, "verdicts": verdicts})
     for entry in report["tasks"]:
         entry["blocks"] = sorted(

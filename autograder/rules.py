@@ -66,11 +66,14 @@ def recursion_problem(source):
 RULES = {"T1": ("the rule: no recursion", recursion_problem)}
 
 
-def rule_verdicts(task, source):
+def rule_verdicts(task, source, verdicts):
     """[(label, passed, message)] for the rules of `task`'s title, judged from
-    `source`, the student's cell; [] for a task without such a rule."""
-    if task.id not in RULES or source is None:
+    `source`, the student's cell, once the task's `verdicts` show it does something
+    (a stub keeps no rule); [] for a task without such a rule."""
+    if task.id not in RULES:
         return []
     label, problem_of = RULES[task.id]
+    if source is None or not any(ok for _, ok, _ in verdicts):
+        return [(label, False, "judged once a case of the task is correct")]
     problem = problem_of(source)
     return [(label, problem is None, problem or "correct")]
