@@ -260,7 +260,16 @@ def write_kit(folder):
         target,
         ignore=shutil.ignore_patterns("__pycache__", *KEPT_FROM_TASKS),
     )
+    # run as a script, the launcher has the kit's folder first on sys.path, so that
+    # `autograder` is the kit's copy and nothing of the course's folder
+    (folder / LAUNCHER).write_text(
+        "import sys\n\nfrom autograder.runner import main\n\nmain(sys.argv[1])\n",
+        encoding="utf-8",
+    )
     return folder
+
+
+LAUNCHER = "run_task.py"
 
 
 KEPT_FROM_TASKS = ("grading.py", "sandbox.py", "notebooks.py")
@@ -306,14 +315,11 @@ def run_child(spec, workdir, timeout, sandbox, kit):
     (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     started = time.perf_counter()
     timed_out = False
-    start = (
-        f"import sys; sys.path[:0] = [{str(kit)!r}]; from autograder.runner import "
-        f"main; main({str(workdir / 'spec.json')!r})"
-    )
+    start = [str(kit / LAUNCHER), str(workdir / "spec.json")]
     visible = [kit, Path(spec["engine"])]
     with open(workdir / "output.txt", "wb") as output:
         child = sandbox.start(
-            [sys.executable, "-I", "-c", start],
+            [sys.executable, "-I", *start],
             workdir,
             output,
             task_environment(workdir),

@@ -71,11 +71,14 @@ def where_in_student_code(error, regions):
 
 
 def said(error, regions):
-    """An exception in student code as one report line."""
+    """An exception in student code as one report line: the book's checkers' words
+    (course.exercises.said, with its hints) and where in the student's code it was."""
+    from course.exercises import said as in_words
+
     if isinstance(error, NotImplementedError):
         return f"not implemented yet ({error})"
     where = where_in_student_code(error, regions)
-    return f"{type(error).__name__}: {error}" + (f" (at {where})" if where else "")
+    return in_words(error) + (f" (at {where})" if where else "")
 
 
 def student_regions(engine_dir):

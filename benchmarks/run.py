@@ -80,23 +80,40 @@ def problem(sizes, batch, seed=0):
     return X, y, weights
 
 
+def mlp_logits(params, X, activation, affine=lambda h, W, b: h @ W + b):
+    """The logits of the MLP with flat parameters `params` on X, each layer
+    `affine(h, W, b)` and `activation` between layers: written once for the engine,
+    NumPy and HIPS autograd."""
+    h, pairs = X, layers(params)
+    for k, (W, b) in enumerate(pairs):
+        h = affine(h, W, b)
+        if k < len(pairs) - 1:
+            h = activation(h)
+    return h
+
+
+def numpy_relu(h):
+    return np.maximum(h, 0)
+
+
+def engine_net(sizes, weights, copy=True):
+    """An engine MLP of `sizes` holding `weights` (copies of them if `copy`)."""
+    net = MLP(sizes)
+    for p, w in zip(net.params, weights):
+        p.data = w.copy() if copy else w
+    return net
+
+
 def unfused_forward(net, X):
     """The MLP's logits with each layer written `x @ W + b`, a matmul and an add instead
     of one linear op."""
-    h, pairs = X, layers(net.params)
-    for k, (W, b) in enumerate(pairs):
-        h = h @ W + b
-        if k < len(pairs) - 1:
-            h = relu(h)
-    return h
+    return mlp_logits(net.params, X, relu)
 
 
 def engine_step(sizes, X, y, weights, forward=MLP.__call__):
     """One SGD step of the engine; `forward(net, X)` computes the logits
     (unfused_forward: what fusing buys)."""
-    net = MLP(sizes)
-    for p, w in zip(net.params, weights):
-        p.data = w.copy()
+    net = engine_net(sizes, weights)
     optimizer = SGD(net.params, lr=LR)
 
     def step():
@@ -170,11 +187,9 @@ def autograd_step(sizes, X, y, weights):
     n = len(y)
 
     def loss_of(ps):
-        h, pairs = X, layers(ps)
-        for k, (W, b) in enumerate(pairs):
-            h = anp.dot(h, W) + b
-            if k < len(pairs) - 1:
-                h = anp.maximum(h, 0)
+        h = mlp_logits(
+            ps, X, lambda h: anp.maximum(h, 0), lambda h, W, b: anp.dot(h, W) + b
+        )
         shifted = h - anp.max(h, axis=1, keepdims=True)
         return -anp.mean(
             shifted[np.arange(n), y] - anp.log(anp.sum(anp.exp(shifted), axis=1))
@@ -322,17 +337,10 @@ def forward_only(quick):
     warm_allocator()
     sizes, batch = NETS[SPIRAL]
     X, y, weights = problem(sizes, batch)
-    net = MLP(sizes)
-    for p, w in zip(net.params, weights):
-        p.data = w
+    net = engine_net(sizes, weights, copy=False)
 
     def numpy_forward():
-        h, pairs = X, layers(weights)
-        for k, (W, b) in enumerate(pairs):
-            h = h @ W + b
-            if k < len(pairs) - 1:
-                h = np.maximum(h, 0)
-        return h
+        return mlp_logits(weights, X, numpy_relu)
 
     def engine_no_grad():
         with no_grad():
@@ -453,20 +461,13 @@ def forward_mode(quick):
     warm_allocator()
     sizes, batch = NETS[SPIRAL]
     X, y, weights = problem(sizes, batch)
-    net = MLP(sizes)
-    for p, w in zip(net.params, weights):
-        p.data = w
+    net = engine_net(sizes, weights, copy=False)
     rng = np.random.default_rng(1)
     U = rng.normal(size=X.shape)
     directions = [rng.normal(size=w.shape) for w in weights]
 
     def logits(*params):
-        h, pairs = X, layers(params)
-        for k, (W, b) in enumerate(pairs):
-            h = linear(h, W, b)
-            if k < len(pairs) - 1:
-                h = relu(h)
-        return h
+        return mlp_logits(params, X, relu, linear)
 
     def engine_no_grad():
         with no_grad():

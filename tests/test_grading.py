@@ -579,3 +579,24 @@ def test_notebooks_of_another_edition_are_graded_with_a_warning(untouched, tmp_p
     path.write_text(json.dumps(notebook), encoding="utf-8")
     note = grading.edition_note(grading.Submission(folder))
     assert "another edition" in note and "an-old-stamp" in note
+
+
+def test_the_headline_of_a_task_weighs_more_than_one_case():
+    """T6 is "the maximum's local rule, ties included": a rule that gives every tied
+    maximum the whole gradient (a usual mistake) loses every tie case, a third of the
+    task, not one case in eleven."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    def whole_gradient_to_each_maximum(g, out, x, axis=None, keepdims=False):
+        top = np.max(x, axis=axis, keepdims=True)
+        return (x == top) * (g if keepdims or axis is None else np.expand_dims(g, axis))
+
+    made = checks.cases(tasks.task_named("max_vjp"), seed=3)
+    wrong = [
+        c.label
+        for c in made
+        if c.judge(c.run(SimpleNamespace(max_vjp=whole_gradient_to_each_maximum)))
+    ]
+    assert len(wrong) >= len(made) / 3 and all(w.startswith("ties") for w in wrong)

@@ -13,7 +13,6 @@ from autograder.checks.toolkit import (
     is_array,
     max_settings,
     numerical_gradient,
-    tied,
 )
 
 
@@ -104,26 +103,54 @@ def max_vjp_cases(rng):
                 judge,
             )
         )
-    ties = tied()
-    g = rng.uniform(0.5, 2.0, 3)
-
-    def tie_judge(got, g=g):
-        what = (
-            "max over rows with ties: each row's gradient shared equally by its maxima"
-        )
-        expected = np.array([[0, g[0] / 2, g[0] / 2], [g[1], 0, 0], [g[2] / 3] * 3])
-        return all_of(is_array(got, what), difference(what, got, expected))
-
-    made.append(
-        Case(
-            "ties share the gradient equally",
-            lambda found, g=g: found.max_vjp(
-                g, ties.max(axis=1), ties, axis=1, keepdims=False
-            ),
-            tie_judge,
-        )
-    )
+    made += [tie_case(rng, *setting) for setting in TIE_SETTINGS]
     return made
+
+
+# (what, x, axis, keepdims, each entry's share of its reduction's gradient): maxima
+# tied two and three times, along every kind of reduction; the shares are written out
+# by hand, since central differences say nothing at a tie
+_ROWS = [[1.0, 5.0, 5.0], [7.0, 2.0, 3.0], [4.0, 4.0, 4.0]]
+_ROW_SHARES = [[0, 1 / 2, 1 / 2], [1, 0, 0], [1 / 3, 1 / 3, 1 / 3]]
+TIE_SETTINGS = [
+    ("rows with ties", _ROWS, 1, False, _ROW_SHARES),
+    ("rows with ties, keepdims", _ROWS, 1, True, _ROW_SHARES),
+    ("columns with ties", np.transpose(_ROWS), 0, False, np.transpose(_ROW_SHARES)),
+    (
+        "the whole array, its maximum three times",
+        [[5.0, 1.0, 5.0], [2.0, 5.0, 3.0]],
+        None,
+        False,
+        [[1 / 3, 0, 1 / 3], [0, 1 / 3, 0]],
+    ),
+    (
+        "the last axis of a stack, rows with ties",
+        [_ROWS, _ROWS[::-1]],
+        -1,
+        False,
+        [_ROW_SHARES, _ROW_SHARES[::-1]],
+    ),
+]
+
+
+def tie_case(rng, what, x, axis, keepdims, shares):
+    """The rule where maxima tie: each reduction's gradient shared equally by its
+    maxima (as PyTorch's amax does), for a random g."""
+    x, shares = np.array(x), np.array(shares, dtype=float)
+    out = np.max(x, axis=axis, keepdims=keepdims)
+    g = rng.uniform(0.5, 2.0, np.shape(out))
+
+    def judge(got):
+        spread = np.expand_dims(g, axis) if axis is not None and not keepdims else g
+        expected = shares * spread
+        label = f"max over {what}: each gradient shared equally by its maxima"
+        return all_of(is_array(got, label, x.shape), difference(label, got, expected))
+
+    return Case(
+        f"ties: {what}",
+        lambda found: found.max_vjp(g, out, x, axis=axis, keepdims=keepdims),
+        judge,
+    )
 
 
 @cases_of("scatter_add_forward")
