@@ -260,10 +260,11 @@ def write_kit(folder):
         target,
         ignore=shutil.ignore_patterns("__pycache__", *KEPT_FROM_TASKS),
     )
-    # run as a script, the launcher has the kit's folder first on sys.path, so that
-    # `autograder` is the kit's copy and nothing of the course's folder
+    # the task's Python runs isolated (-I: no script folder, no environment on its
+    # path), so the launcher puts the kit first: `autograder` is the kit's copy
     (folder / LAUNCHER).write_text(
-        "import sys\n\nfrom autograder.runner import main\n\nmain(sys.argv[1])\n",
+        "import sys\n\nsys.path.insert(0, sys.argv[1])\n"
+        "from autograder.runner import main  # noqa: E402\n\nmain(sys.argv[2])\n",
         encoding="utf-8",
     )
     return folder
@@ -315,7 +316,7 @@ def run_child(spec, workdir, timeout, sandbox, kit):
     (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     started = time.perf_counter()
     timed_out = False
-    start = [str(kit / LAUNCHER), str(workdir / "spec.json")]
+    start = [str(kit / LAUNCHER), str(kit), str(workdir / "spec.json")]
     visible = [kit, Path(spec["engine"])]
     with open(workdir / "output.txt", "wb") as output:
         child = sandbox.start(
