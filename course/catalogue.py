@@ -167,7 +167,7 @@ def jvp_setup(case, shapes, seed, k=None):
     return arrays, [rng.normal(size=directions + np.shape(a)) for a in arrays], rng
 
 
-# From book/11_conv2d.ipynb, cell 17.
+# From book/11_conv2d.ipynb, cell 19.
 CONVOLUTION_CASES = [
     case("conv2d", lambda x, w, b: conv2d(x, w, b, padding=1),
          [((2, 2, 5, 4), (3, 2, 3, 2), (3,))],
@@ -181,7 +181,7 @@ CONVOLUTION_CASES = [
 OP_CASES = OP_CASES + CONVOLUTION_CASES
 
 
-# From book/13_transformer.ipynb, cell 26.
+# From book/13_transformer.ipynb, cell 28.
 # tokens with repeats (their gradients add up); the mask causal_mask(4) returns, written
 # out (causal_mask is a graded task: the catalogue must load before it is done); targets
 # with -1 where a name has ended (no target)

@@ -50,7 +50,7 @@ def check_inv(inv):
     return verdict("inv", problems)
 
 
-# From book/03_broadcasting.ipynb, cell 29.
+# From book/03_broadcasting.ipynb, cell 30.
 LOGSUMEXP_CASES = [((5,), None, False), ((3, 5), 1, False), ((3, 5), -1, True),
                    ((2, 3, 4), 0, True), ((2, 3, 4), (0, 2), False),
                    ((3, 5), None, True)]

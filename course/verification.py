@@ -106,7 +106,7 @@ def jvp_batch_error(case, shapes, seed=0, k=3):
     return relative_error(together, np.stack(apart))
 
 
-# From book/10_double_backprop.ipynb, cell 22.
+# From book/10_double_backprop.ipynb, cell 26.
 def scaled_error(a, b):
     """‖a - b‖ / max(‖a‖ + ‖b‖, 1): relative for large values, absolute for small."""
     scale = max(np.linalg.norm(a) + np.linalg.norm(b), 1.0)
@@ -125,7 +125,11 @@ def engine_second_order(case, arrays, G, V):
     """∇ of Σᵢ <∇ᵢ <G, f>, Vᵢ>, by differentiating the recorded backward pass."""
     tensors = [Tensor(a) for a in arrays]
     first = grad((case.engine(*tensors) * G).sum(), tensors, create_graph=True)
-    return grad(sum((g * v).sum() for g, v in zip(first, V)), tensors)
+    # a gradient that does not depend on an input (a linear op's) has no graph to it:
+    # allow_unused gives None there, and the second derivative is zero
+    second = grad(sum((g * v).sum() for g, v in zip(first, V)), tensors,
+                  allow_unused=True)
+    return [np.zeros(np.shape(a)) if s is None else s for s, a in zip(second, arrays)]
 
 
 def second_order_error(case, shapes, seed=0):

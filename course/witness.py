@@ -78,7 +78,7 @@ def jvp_torch_error(case, shapes, seed=0):
     return relative_error(forward, witness.numpy())
 
 
-# From book/10_double_backprop.ipynb, cell 23.
+# From book/10_double_backprop.ipynb, cell 27.
 def second_order_torch_error(case, shapes, seed=0):
     """The second-order rule against PyTorch's double backward."""
     import torch  # a witness only

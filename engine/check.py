@@ -11,7 +11,7 @@ import numpy as np
 from engine.core import Tensor, topological_order
 
 
-# From book/01_tape.ipynb, cell 52.
+# From book/01_tape.ipynb, cell 55.
 def scalar(value):
     """`value` (a number, or an array or Tensor of one element) as a float."""
     if np.size(getattr(value, "data", value)) != 1:

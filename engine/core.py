@@ -89,11 +89,26 @@ def as_float_array(data):
     except ValueError as error:       # a ragged list, such as [[1, 2], [3]]
         raise ValueError(
             f"Tensor data must be a regular array of numbers: {error}") from None
+    if array.dtype.kind == "O" and array.size and all(
+            type(v) in (int, float) for v in array.flat):
+        return big_integers(array)        # such as 2**70: beyond int64, not float64
     if array.dtype.kind not in "biuf":
         raise TypeError(
             f"Tensor data must be real numbers, got {type(data).__name__} "
             f"of dtype {array.dtype}")
     return array.astype(np.float64, copy=False)
+
+
+def big_integers(array):
+    """An array of Python numbers, some of them integers too large for int64, as
+    float64 (as PyTorch's float64 does: 2**70 is 1.18e21); an error naming the number
+    if one is too large even for float64."""
+    try:
+        return array.astype(np.float64)
+    except OverflowError:
+        worst = max(array.flat, key=abs)
+        raise ValueError(f"Tensor data: an integer of {len(str(abs(worst)))} digits is "
+                         "beyond float64 (largest about 1.8e308)") from None
 
 
 # From book/08_no_grad.ipynb, cell 7 (grown from the version in book/01_tape.ipynb,
@@ -106,6 +121,33 @@ def frozen(data):
     data = np.array(as_float_array(data))
     data.setflags(write=False)
     return data
+
+
+def kept(value):
+    """`value` as the tape keeps it: an array that its owner could still edit (a
+    writeable array, or a view of another one) as a read-only copy of its own, a list or
+    tuple (an index key) with its entries kept, anything else as it is."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.base is None and not value.flags.writeable:
+            return value                  # read-only and its own: nobody can edit it
+        value = value.copy()
+        value.setflags(write=False)
+        return value
+    if kind is tuple or kind is list:
+        return kind(kept(v) for v in value)
+    return value
+
+
+def data_error(op, position, data):
+    """The error for a Tensor whose .data was replaced by something else than a float64
+    array (t.data = [...]): what it holds, and how to fix it."""
+    kind = type(data).__name__
+    kind += f" of dtype {data.dtype}" if isinstance(data, np.ndarray) else ""
+    return TypeError(
+        f"{op.name}: input {position} is a Tensor whose .data is a {kind}, not a "
+        "float64 array: assign arrays only, t.data = np.asarray(values, "
+        "dtype=np.float64), or make a new Tensor(values)")
 
 
 def constant(op, position, x):
@@ -162,17 +204,26 @@ class Op:
         mode = modes.current                # the one thread-local read of a call
         if len(inputs) != self.arity:
             raise self.arity_error(len(inputs))
-        arrays, parents, any_tensor, converted = [], [], False, False
+        arrays: list[Any] = []
+        parents, any_tensor, converted = [], False, False
+        loose = []             # the arrays of constants that their owner could edit
         for x in inputs:
             if isinstance(x, Tensor):
                 any_tensor = True
                 data = x.data
+                if type(data) is not np.ndarray or data.dtype is not FLOAT64:
+                    raise data_error(self, len(arrays), data)
+                editable = data.base is not None or data.flags.writeable
                 if x.requires_grad:
                     parents.append(x)
-                    if x.op is None and (data.base is not None or data.flags.writeable):
+                    if x.op is None and editable:
                         x.data = data = frozen(data)   # read-only from now on
+                elif editable:
+                    loose.append(len(arrays))
                 arrays.append(data)
             elif type(x) is np.ndarray or type(x) in PLAIN_CONSTANTS:
+                if type(x) is np.ndarray:
+                    loose.append(len(arrays))
                 arrays.append(x)
             else:
                 arrays.append(constant(self, len(arrays), x))
@@ -188,9 +239,16 @@ class Op:
         except TypeError as error:         # an array of complex numbers, or of objects
             raise self.error(error) from None
         if mode.records and parents:
+            for i in loose:                # what the rules will read: no one's to edit
+                x, arrays[i] = inputs[i], kept(arrays[i])
+                if isinstance(x, Tensor) and x.op is None:
+                    x.data = arrays[i]     # a constant Tensor: read-only from now on
+                converted = True
             if converted:
                 inputs = tuple(x if isinstance(x, Tensor) else a
                                for x, a in zip(inputs, arrays))
+            if params:
+                params = {name: kept(value) for name, value in params.items()}
             out.requires_grad = True
             out.op, out.inputs, out.arrays, out.params = self, inputs, arrays, params
             out.parents = tuple(parents)
@@ -283,17 +341,53 @@ def backpropagate(root: Tensor, seed: Any) -> Iterator[tuple[Tensor, Any]]:
             continue
         out, inputs = local_inputs(node, g)
         parents, params = node.parents, node.params   # fixed by the forward pass
-        for x, vjp in zip(node.inputs, node.op.vjps):
-            if isinstance(x, Tensor) and x in parents:
+        for i, (x, vjp) in enumerate(zip(node.inputs, node.op.vjps)):
+            # a parent by identity (`is`; `in` would compare values with ==), the first
+            # and last tested first: an op has one or two parents most often
+            if isinstance(x, Tensor) and (x is parents[0] or x is parents[-1]
+                                          or any(x is p for p in parents)):
                 gx = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
-                if gx.shape != x.shape:          # x was broadcast (chapter 3)
-                    gx = unbroadcast(gx, x.shape)
+                try:
+                    fits = gx.shape == x.shape
+                except AttributeError:
+                    raise rule_error(node, i, f"returned a {type(gx).__name__}, "
+                                     "not an array", TypeError) from None
+                if not fits:                     # x was broadcast (chapter 3)
+                    gx = fitted(node, i, gx, x.shape)
                 grads[id(x)] = accumulate(grads.get(id(x)), gx)
 
 
 def accumulate(total, g):
     """total + g: contributions to one gradient add up (None: nothing received yet)."""
     return g if total is None else total + g
+
+
+def fitted(node, i, gx, shape):
+    """gx, the gradient rule i of node's op returned for an input of `shape`, summed
+    back to that shape where the op broadcast the input; an error naming the op and the
+    rule where no broadcasting by the op explains gx's shape: every axis the sum
+    would remove (added in front, or stretched from 1) must be one of the output's."""
+    lead, out = gx.ndim - len(shape), node.shape
+    summed = [j for j in range(gx.ndim)
+              if j < lead or (shape[j - lead] == 1 and gx.shape[j] != 1)]
+    offset = len(out) - gx.ndim
+    if offset < 0 or any(gx.shape[j] != out[offset + j] for j in summed):
+        raise rule_error(node, i, f"returned a gradient of shape {gx.shape}, which "
+                         f"the op's output {out} does not explain (only the axes the "
+                         f"op broadcast input {i} over may be summed)")
+    try:
+        return unbroadcast(gx, shape)
+    except ValueError:
+        raise rule_error(node, i, f"returned a gradient of shape {gx.shape}") from None
+
+
+def rule_error(node, i, problem, kind=ValueError):
+    """The error for a local rule that returned something no input can receive."""
+    rule = node.op.vjps[i]
+    name = getattr(rule, "__qualname__", type(rule).__name__)
+    return kind(f"{node.op.name}: its local rule for input {i} ({name}) {problem}; a "
+                f"rule must return dL/d(input {i}), an array of the input's shape "
+                f"{np.shape(node.arrays[i])} (or of the shape the op broadcast it to)")
 
 
 # From book/01_tape.ipynb, cell 29.
@@ -344,7 +438,7 @@ def value_of(x):
     return x.data if isinstance(x, Tensor) else x
 
 
-# From book/01_tape.ipynb, cell 57.
+# From book/01_tape.ipynb, cell 60.
 def seed_array(gradient, shape, function):
     """`gradient` (an array, a number or a Tensor) as a float64 array of `shape`."""
     try:
@@ -369,9 +463,15 @@ def no_graph_error(function):
         "(arrays and Tensors made with requires_grad=False)")
 
 
-# From book/01_tape.ipynb, cell 62.
-def zero_grad(tensors: Iterable[Tensor]) -> None:
-    """Forget the gradients that backward() accumulated in each of `tensors`."""
+# From book/01_tape.ipynb, cell 65.
+def zero_grad(tensors: Tensor | Iterable[Tensor]) -> None:
+    """Forget the gradients that backward() accumulated in each of `tensors` (a list of
+    Tensors, or one Tensor)."""
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"zero_grad: tensors[{i}] must be a Tensor, "
+                            f"got {type(t).__name__}")
     for t in tensors:
         t.grad = None
 
@@ -459,7 +559,7 @@ class Detaching:
         return Tensor(self.data, requires_grad=False)
 
 
-# From book/08_no_grad.ipynb, cell 17.
+# From book/08_no_grad.ipynb, cell 19.
 def graph_footprint(root):
     """(number of recorded op results, bytes of their arrays) in the graph that produced
     root."""
@@ -467,7 +567,7 @@ def graph_footprint(root):
     return len(recorded), sum(node.data.nbytes for node in recorded)
 
 
-# From book/10_double_backprop.ipynb, cell 13.
+# From book/10_double_backprop.ipynb, cell 15.
 class enable_grad(ModeBlock):
     """Within the block, ops record again, even inside no_grad or a jvp."""
 

@@ -2,11 +2,12 @@
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
 from collections.abc import Callable, Sequence
+from itertools import count
 from typing import Any
 
 import numpy as np
 
-from engine.core import ModeBlock, PLAIN_CONSTANTS, Tensor, value_of
+from engine.core import ModeBlock, modes, PLAIN_CONSTANTS, Tensor, value_of
 
 
 # From book/09_forward_mode.ipynb, cell 9.
@@ -70,39 +71,91 @@ def times_tangents(a, t):
 
 # From book/09_forward_mode.ipynb, cell 19.
 class Dual(Tensor):
-    """A Tensor that carries a tangent: k directional derivatives of its value, stacked
-    on a leading axis (shape (k,) + the value's shape)."""
+    """A Tensor that carries tangents: for each jvp (each level) whose inputs it depends
+    on, k directional derivatives of its value, stacked on a leading axis (shape (k,) +
+    the value's shape)."""
 
-    __slots__ = ("tangent",)
-    tangent: np.ndarray
+    __slots__ = ("tangents",)
+    tangents: dict          # level -> tangent: an array, or a Dual of lower levels
+
+    @property
+    def tangent(self):
+        """The tangent of the innermost jvp (the highest level) that it depends on."""
+        return self.tangents[max(self.tangents)]
+
+
+LEVELS = count(1)           # every jvp gets its own level, higher when nested
 
 
 class forward_mode(ModeBlock):
     """A block whose ops also compute, from their forward rules, the tangent of every
-    result that depends on a Dual: computed as the values are, recorded nowhere."""
+    result that depends on a Dual of its level: computed as the values are, recorded
+    nowhere. Blocks nest; each one sees only the tangents of its own level."""
+
+    def __init__(self):
+        self.level = next(LEVELS)
 
     def changed(self, mode):
-        """Recording off, this block as the outermost layer."""
+        """Recording off, this block as the outermost layer, above the levels of the
+        forward_mode blocks already open (kept in self.below)."""
+        self.below = levels_of(mode)
         return mode.recording(False).around(self)
 
     def finish(self, op, inputs, params, out):
-        """out as it is, or, if an input is a Dual, out as a Dual with its tangent from
-        the op's forward rules."""
-        if Dual not in map(type, inputs):
+        """out as it is, or, if an input has a tangent of this level, out as a Dual with
+        this level's tangent from the op's forward rules."""
+        level = self.level
+        ts = [x.tangents.get(level) if type(x) is Dual else None for x in inputs]
+        if all(t is None for t in ts):
             return out
-        value = out.data
-        arrays = out.arrays if out.op is op else [
+        value, arrays = out.data, out.arrays if out.op is op else [
             x.data if isinstance(x, Tensor) else x if type(x) in PLAIN_CONSTANTS
             else np.asarray(x) for x in inputs]
+        if self.below:          # nested: the rules run on Duals of the levels below
+            value = seen_below(out, self.below)
+            arrays = [seen_below(x, self.below) if isinstance(x, Tensor) else a
+                      for x, a in zip(inputs, arrays)]
         tangent = None
-        for i, x in enumerate(inputs):
-            if type(x) is Dual:
-                t = forward_rule(op, i)(x.tangent, value, *arrays, **params)
+        for i, t in enumerate(ts):
+            if t is not None:
+                try:
+                    t = forward_rule(op, i)(t, value, *arrays, **params)
+                except TypeError as error:
+                    if not self.below:
+                        raise
+                    raise nested_rule_error(op, i, error) from error
                 tangent = t if tangent is None else tangent + t
-        shape = tangent.shape[:1] + value.shape
+        shape = tangent.shape[:1] + out.shape
         if tangent.shape != shape:
-            tangent = np.broadcast_to(tangent, shape)
-        return as_dual(out, tangent)
+            tangent = (tangent + np.zeros(shape) if isinstance(tangent, Tensor)
+                       else np.broadcast_to(tangent, shape))
+        return as_dual(out, {level: tangent})
+
+
+def nested_rule_error(op, i, error):
+    """The error for a forward rule that cannot run on the Duals of a nested jvp."""
+    return NotImplementedError(
+        f"jvp inside jvp: {op.name}'s forward rule for input {i} does not run on "
+        f"Duals ({error}): write it with operations that Tensors have, not NumPy "
+        "functions (chapter 10's contract for rules)")
+
+
+def levels_of(mode):
+    """The levels of the forward_mode blocks open in a mode."""
+    return frozenset(layer.level for layer in mode.layers
+                     if isinstance(layer, forward_mode))
+
+
+def seen_below(x, levels):
+    """Tensor x as the given levels see it: a Dual with its tangents of those levels
+    only (recording nothing), or, if it has none, its array."""
+    kept = {level: t for level, t in x.tangents.items()
+            if level in levels} if type(x) is Dual else None
+    if not kept:
+        return x.data
+    dual = Dual(x.data, requires_grad=False)
+    dual.tangents = kept
+    return dual
 
 
 def forward_rule(op, i):
@@ -120,46 +173,99 @@ def forward_rule(op, i):
         "give it jvps, one forward rule per input (chapter 9)")
 
 
-def as_dual(out, tangent):
-    """out (a Tensor, maybe a node of the tape) as a Dual with the given tangent."""
+def as_dual(out, tangents):
+    """out (a Tensor, maybe a node of the tape, maybe a Dual of lower levels) as a Dual
+    with the given tangents added to its own."""
+    if type(out) is Dual:
+        out.tangents.update(tangents)       # made by this op call: ours to add to
+        return out
     dual = Dual(out.data, out.requires_grad)
     if out.op is not None:
         dual.op, dual.inputs, dual.arrays, dual.params, dual.parents = (
             out.op, out.inputs, out.arrays, out.params, out.parents)
-    dual.tangent = tangent
+    dual.tangents = tangents
     return dual
 
 
-def tangent_array(tangent, primal, batched):
-    """A tangent as a float64 array of shape (k,) + its primal's shape; a ValueError
-    naming both shapes if it does not fit."""
-    t = np.asarray(value_of(tangent), dtype=np.float64)
+def real_array(x, what):
+    """x as a float64 array; a TypeError naming `what` if it is not real numbers."""
+    try:
+        array = np.asarray(x)
+    except ValueError:                  # a ragged list
+        array = None
+    if array is None or array.dtype.kind not in "biuf":
+        raise TypeError(f"jvp: {what} must be real numbers (an array, a number or a "
+                        f"Tensor), got {type(x).__name__}")
+    return array.astype(np.float64, copy=False)
+
+
+def tangent_array(tangent, primal, batched, levels, i=0):
+    """A tangent, of shape (k,) + its primal's shape: an array, or, inside an outer jvp,
+    a Dual of its levels; a ValueError naming both shapes if it does not fit."""
+    t = (seen_below(tangent, levels) if isinstance(tangent, Tensor)
+         else real_array(tangent, f"tangents[{i}]"))
     shape = np.shape(value_of(primal))
     if (t.ndim == 0 or t.shape[1:] != shape) if batched else t.shape != shape:
         expected = f" (with batched=True: (k,) + {shape})" if batched else ""
         raise ValueError(f"jvp: a tangent of shape {t.shape} for a primal of shape "
                          f"{shape}{expected}")
-    return t if batched else t[None]
+    return t if batched else t.reshape((1,) + shape)
 
 
 def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         batched: bool = False) -> tuple[Any, Any]:
     """Forward mode: (f(*primals), J u), J the Jacobian of f, u the tangents; arrays.
 
-    `f` takes Tensors and returns a Tensor; Tensors it closes over are constants. With
-    batched=True every tangent has a leading axis of k directions, and so has J u."""
+    `primals` and `tangents` are tuples (or lists), one entry per argument of f. `f`
+    takes Tensors and returns a Tensor, or a tuple or list of them (then both results
+    are tuples or lists); Tensors it closes over are constants. With batched=True every
+    tangent has a leading axis of k directions, and so has J u. A jvp inside a jvp keeps
+    the levels apart and returns Tensors: Duals where they depend on the outer jvp."""
+    for name, given in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(given, (tuple, list)):
+            raise TypeError(f"jvp: {name} must be a tuple of f's arguments, such as "
+                            f"(x,) for one argument, got {type(given).__name__}")
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    ts = [tangent_array(t, p, batched) for p, t in zip(primals, tangents)]
+    block, levels = forward_mode(), levels_of(modes.current)
+    outers = [seen_below(p, levels) if isinstance(p, Tensor)     # an outer jvp's Dual
+              else real_array(p, f"primals[{i}]") for i, p in enumerate(primals)]
+    ts = [tangent_array(t, p, batched, levels, i)
+          for i, (p, t) in enumerate(zip(outers, tangents))]
     if len({len(t) for t in ts}) > 1:
         raise ValueError(f"jvp: tangents with different numbers of directions "
                          f"{[len(t) for t in ts]}")
-    inputs = [Dual(p, requires_grad=False) for p in primals]
-    for x, t in zip(inputs, ts):
-        x.tangent = t
-    with forward_mode():
+    inputs = []
+    for outer, t in zip(outers, ts):
+        x = Dual(value_of(outer), requires_grad=False)
+        x.tangents = dict(outer.tangents) if type(outer) is Dual else {}
+        x.tangents[block.level] = t
+        inputs.append(x)
+    with block:
         out = f(*inputs)
-    value = np.asarray(value_of(out))
     k = len(ts[0]) if ts else 1
-    tangent = out.tangent if type(out) is Dual else np.zeros((k,) + value.shape)
-    return value, np.array(tangent if batched else tangent[0])
+    return outputs(out, block.level, levels, k, batched)
+
+
+def outputs(out, level, levels, k, batched):
+    """(value, tangent) of f's output at `level`, or two tuples (lists) for a tuple
+    (list) of outputs; a TypeError for anything that cannot carry a tangent."""
+    if isinstance(out, (tuple, list)):
+        pairs = [outputs(o, level, levels, k, batched) for o in out]
+        return type(out)(p[0] for p in pairs), type(out)(p[1] for p in pairs)
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"jvp: f must return a Tensor (or a tuple or list of Tensors), got "
+            f"{type(out).__name__}: a value taken out of a Tensor (.data, .item(), a "
+            "NumPy function) carries no tangent; wrap a constant in Tensor(...)")
+    tangent = out.tangents.get(level) if type(out) is Dual else None
+    if tangent is None:
+        tangent = np.zeros((k,) + out.shape)
+    tangent = tangent if batched else tangent[0]
+    if not isinstance(tangent, Tensor):
+        tangent = np.array(tangent)
+    value = seen_below(out, levels)
+    if levels:              # inside an outer jvp: Tensors, for its f to return
+        value, tangent = (x if isinstance(x, Tensor) else Tensor(x, requires_grad=False)
+                          for x in (value, tangent))
+    return value, tangent

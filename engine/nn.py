@@ -74,8 +74,9 @@ def linear_db(g, out, x, W, b):
 # From book/09_forward_mode.ipynb, cell 15 (grown from the version in
 # book/04_verification.ipynb, cell 3).
 def log_softmax_jvp(t, out, x):
-    """d log softmax = dx - <softmax, dx> along the last axis, for each direction."""
-    return t - (np.exp(out) * t).sum(axis=-1, keepdims=True)
+    """d log softmax = dx - <softmax, dx> along the last axis, for each direction
+    (exp the op, not np.exp, so that it runs on the Duals of a nested jvp too)."""
+    return t - (exp(out) * t).sum(axis=-1, keepdims=True)
 
 
 def nll_jvp(t, out, log_probs, targets):
@@ -127,6 +128,8 @@ def cross_entropy_vjp(g, out, logits, targets, log_probs, probs):
 def cross_entropy_jvp(t, out, logits, targets, log_probs, probs):
     """d(mean cross-entropy) = the mean over rows of <softmax, dx> - dx[target],
     for each direction."""
+    if isinstance(logits, Tensor):  # a nested jvp: the softmax as a function of logits
+        probs = exp(log_softmax(logits))    # (probs, a parameter, carries no tangent)
     picked = t[:, np.arange(len(targets)), targets]
     return ((probs * t).sum(axis=-1) - picked).mean(axis=-1)
 
@@ -257,6 +260,9 @@ def conv2d(x: Any, w: Any, b: Any = None, stride: int | tuple[int, int] = 1,
         raise ValueError(f"conv2d needs x (N, C, H, W) and w (O, C, kh, kw) "
                          f"with equal C, "
                          f"got shapes {x.shape} and {w.shape}")
+    if min(w.shape) < 1:       # as PyTorch: an empty kernel convolves nothing
+        raise ValueError(f"conv2d: w {w.shape} must have at least one output channel, "
+                         "one input channel and a kernel of at least 1 x 1")
     sh, sw = pair("conv2d", "stride", stride, 1)
     padding = pair("conv2d", "padding", padding, 0)
     o, _, kh, kw = w.shape
@@ -298,7 +304,7 @@ def max_pool2d(x: Any, size: int = 2) -> Tensor:
     return x.reshape(n, c, h // size, size, w // size, size).max(axis=(3, 5))
 
 
-# From book/11_conv2d.ipynb, cell 38.
+# From book/11_conv2d.ipynb, cell 40.
 def avg_pool2d_forward(x, size):
     """Means over non-overlapping size × size windows of the last two axes."""
     *lead, h, w = x.shape
@@ -352,10 +358,32 @@ softmax = Op("softmax", softmax_forward, softmax_rule, jvps=(softmax_rule,))
 
 
 # From book/13_transformer.ipynb, cell 14.
+def row_scale(x):
+    """max |x| over the last axis where the squares of x could overflow (above 1e150),
+    1 elsewhere."""
+    top = np.max(np.abs(value_of(x)), axis=-1, keepdims=True, initial=0.0)
+    return np.where(top > 1e150, top, 1.0)
+
+
+def centred_rows(x, eps):
+    """(x - mean, eps, s) over the last axis, the first two divided by s and s² where
+    the deviations are so large (above 1e150) that their squares would overflow: the
+    same layer norm in exact arithmetic, and the plain formula's numbers elsewhere."""
+    m = row_scale(x)                      # the mean of x / m cannot overflow
+    if (m != 1).any():
+        centred = x - (x / m).mean(axis=-1, keepdims=True) * m
+    else:
+        centred = x - x.mean(axis=-1, keepdims=True)
+    s = row_scale(centred)
+    if (s != 1).any():
+        return centred / s, eps / s / s, s     # eps / s² may underflow to 0
+    return centred, eps, None
+
+
 def layer_norm_forward(x, eps):
     """(x - mean) / sqrt(var + eps) over the last axis; var is the mean squared
-    deviation, as in PyTorch's layer_norm."""
-    centred = x - x.mean(axis=-1, keepdims=True)
+    deviation, as in PyTorch's layer_norm (rows of huge spread rescaled first)."""
+    centred, eps, _ = centred_rows(x, eps)
     return centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
 
 
@@ -363,8 +391,9 @@ def layer_norm_rule(g, out, x, eps):
     """r (g - mean(g) - x̂ mean(x̂ g)) over the last axis, with x̂ = out and r = 1 /
     sqrt(var + eps). The Jacobian r (I - 11ᵀ/n - x̂x̂ᵀ/n) is symmetric, so this is the
     local rule and the forward rule alike."""
-    centred = x - x.mean(axis=-1, keepdims=True)
+    centred, eps, s = centred_rows(x, eps)
     r = ((centred * centred).mean(axis=-1, keepdims=True) + eps) ** -0.5
+    r = r if s is None else r / s             # 1 / sqrt(var + eps) of x itself
     return r * (g - g.mean(axis=-1, keepdims=True)
                 - out * (g * out).mean(axis=-1, keepdims=True))
 
@@ -382,14 +411,14 @@ def layer_norm(x, gain=None, bias=None, eps=1e-5):
     return out if bias is None else out + bias
 
 
-# From book/13_transformer.ipynb, cell 18.
+# From book/13_transformer.ipynb, cell 20.
 def causal_mask(T):
     """The (T, T) mask that causal attention adds to its scores: 0 where position i may
     attend to position j (j <= i), -inf where j comes after i."""
     return np.triu(np.full((T, T), -np.inf), k=1)
 
 
-# From book/13_transformer.ipynb, cell 22.
+# From book/13_transformer.ipynb, cell 24.
 def attention(h, Wq, bq, Wk, Wv, bv, Wo, bo, heads, mask=None, with_weights=False):
     """Multi-head self-attention of h (B, T, d): `heads` heads of d / heads numbers,
     an additive (T, T) mask on the scores (causal_mask(T) for a causal model), and no

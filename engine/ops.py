@@ -29,7 +29,7 @@ multiply = Op("multiply", np.multiply,
               elementwise=True)
 divide = Op("divide", np.divide,
             lambda g, out, x, y: g / y,          # d(x/y)/dx = 1/y
-            lambda g, out, x, y: -g * out / y,   # d(x/y)/dy = -x/y² = -out/y
+            lambda g, out, x, y: -g * (out / y),  # d(x/y)/dy = -x/y² = -out/y
             elementwise=True)
 negative = Op("negative", np.negative,
               lambda g, out, x: -g,              # d(-x)/dx = -1
@@ -37,13 +37,30 @@ negative = Op("negative", np.negative,
 
 
 # From book/01_tape.ipynb, cell 38.
+def masked_forward(g, mask):
+    """g where mask holds, exactly 0 elsewhere, whatever g holds there (inf, NaN)."""
+    return np.where(mask, g, 0.0)
+
+
+def masked_vjp(g, out, x, mask):
+    """The local rule of masked: masked again."""
+    return masked(g, mask=mask)                  # d/dx = 1 where mask holds, else 0
+
+
+# a rule whose derivative is exactly 0 somewhere selects g there rather than
+# multiplying it by 0: inf * 0 and NaN * 0 are NaN, a zero slope passes nothing on
+masked = Op("masked", masked_forward, masked_vjp, elementwise=True)
+
+
 def power_vjp(g, out, x, exponent):
     """The local rule of xᵖ for a number p."""
     if exponent == 0:
-        return g * 0.0                           # x⁰ = 1, a constant
-    nan = np.isnan(value_of(out))                # where xᵖ is NaN, so is its slope
-    slope = g * exponent * x ** (exponent - 1)   # d(xᵖ)/dx = p xᵖ⁻¹
-    return slope + np.where(nan, np.nan, 0.0) if nan.any() else slope
+        return masked(g, mask=False)             # x⁰ = 1, a constant: slope 0
+    slope = g * (exponent * x ** (exponent - 1))  # d(xᵖ)/dx = p xᵖ⁻¹
+    nan = np.isnan(value_of(out))                # where xᵖ is NaN, so is its slope,
+    if exponent == 1 or not nan.any():           # but x¹'s is 1 (NaN⁰ = 1)
+        return slope
+    return slope + np.where(nan, np.nan, 0.0)
 
 
 power = Op("power", lambda x, exponent: np.power(x, exponent), power_vjp,
@@ -69,12 +86,13 @@ sigmoid = Op("sigmoid", sigmoid_forward,
              lambda g, out, x: g * out * (1 - out),  # dσ/dx = σ(1 - σ)
              elementwise=True)
 relu = Op("relu", lambda x: np.maximum(x, 0),
-          lambda g, out, x: g * ~(x <= 0),       # d relu/dx = 1 where x > 0, else 0
+          # d relu/dx = 1 where x > 0, else 0
+          lambda g, out, x: masked(g, mask=~(x <= 0)),
           elementwise=True,
           kink=lambda node: node.arrays[0] > 0)  # relu bends at 0: which side is x on?
 
 
-# From book/01_tape.ipynb, cell 42.
+# From book/01_tape.ipynb, cell 44.
 @tensor_methods
 class Arithmetic:
     """Python's operators and the elementwise functions, each calling its op."""
@@ -134,6 +152,27 @@ class Arithmetic:
     def __le__(self, other):
         """self <= other as a boolean array."""
         return self.data <= value_of(other)
+
+    def __eq__(self, other):
+        """self == other entry by entry, as a boolean array (as PyTorch compares)."""
+        return self.data == value_of(other)
+
+    def __ne__(self, other):
+        """self != other entry by entry, as a boolean array."""
+        return self.data != value_of(other)
+
+    # a Tensor is still hashed by identity, as in PyTorch: dict keys and sets of
+    # Tensors mean "this very Tensor"
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        """bool(t): the truth of a one-element Tensor's value; ambiguous otherwise."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"bool() of a Tensor of shape {self.shape} is ambiguous: only a "
+                "Tensor with one element has a truth value; use (t != 0).any() or "
+                "(t != 0).all()")
+        return bool(self.data)
 
     def exp(self):
         """e to the power of each entry (the op exp)."""
@@ -369,8 +408,10 @@ def max_vjp(g, out, x, axis, keepdims):
     winners = value_of(x) == value_of(out).reshape(kept)
     # tied maxima split g equally
     share = winners / winners.sum(axis=axis, keepdims=True)
-    # d max/dxᵢ = 1 for the winner
-    return broadcast_to(g.reshape(kept), shape=x.shape) * share
+    # d max/dxᵢ = 1/(number of winners) for a winner, 0 (selected: g may be inf) else;
+    # a NaN maximum has no winner and a NaN slope everywhere, as in PyTorch
+    mask = winners | np.isnan(value_of(out)).reshape(kept)
+    return masked(broadcast_to(g.reshape(kept), shape=x.shape) * share, mask=mask)
 
 
 def ties(node):
@@ -390,8 +431,8 @@ def max_jvp(t, out, x, axis, keepdims):
     """The winning entry's tangent; tied winners share it, as in max_vjp."""
     winners = x == out.reshape(kept_shape(x.shape, axis))
     share = winners / winners.sum(axis=axis, keepdims=True)
-    # d max = the winner's dx
-    return sum_jvp(t * share, out, x, axis, keepdims)
+    # d max = the winner's dx; the others' selected away, so an infinite dx there is no NaN
+    return sum_jvp(masked(t * share, mask=winners), out, x, axis, keepdims)
 
 
 sum_op = Op("sum", np.sum, sum_vjp, jvps=(sum_jvp,), shown_params=("axis",))
@@ -454,9 +495,10 @@ def index_jvp(t, out, x, key):
 
 
 def scatter_add_jvp(t, out, g, key, shape):
-    """Each direction's tangent scattered as g was."""
-    return directions_last(t, lambda u: scatter_add_forward(
-        u, with_trailing(key), tuple(shape) + u.shape[-1:]))
+    """Each direction's tangent scattered as g was (by the op itself, so that the
+    tangents may be Duals of an outer jvp: a nested jvp, at the end of the chapter)."""
+    return directions_last(t, lambda u: scatter_add(
+        u, key=with_trailing(key), shape=tuple(shape) + u.shape[-1:]))
 
 
 index = Op("index", index_forward, index_vjp, jvps=(index_jvp,))
@@ -472,3 +514,20 @@ class Indexing:
     def __getitem__(self, key):
         """self[key], as NumPy indexes (the op index)."""
         return index(self, key=key)
+
+    def __len__(self):
+        """The length of the first axis; a 0-d Tensor has none (as in PyTorch)."""
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor: it has no first axis")
+        return self.shape[0]
+
+    def __iter__(self):
+        """self[0], self[1], ...: the first axis, each one an index op."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d Tensor: it has no first axis; "
+                            "use t.item() for its value")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __contains__(self, value):
+        """value in self: whether some entry equals value (as in PyTorch)."""
+        return bool((self.data == value_of(value)).any())

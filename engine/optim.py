@@ -110,6 +110,9 @@ class Adam(Optimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
         super().__init__(params, lr)
         self.eps = non_negative("Adam", "eps", eps)
+        if not isinstance(betas, (tuple, list)):
+            raise TypeError(f"Adam: betas must be a pair (beta1, beta2), such as "
+                            f"(0.9, 0.999), got {betas!r}")
         if len(betas) != 2 or not all(non_negative("Adam", "betas", b) < 1
                                       for b in betas):
             raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas}")

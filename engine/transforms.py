@@ -3,13 +3,14 @@
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from engine.core import backpropagate, enable_grad, Tensor, value_of
-from engine.forward import jvp
+from engine.core import backpropagate, enable_grad, modes, Tensor, value_of
+from engine.forward import Dual, jvp, levels_of
 
 
 # From book/09_forward_mode.ipynb, cell 38.
@@ -38,11 +39,13 @@ def jacobian_reverse(f, x):
 
 # From book/10_double_backprop.ipynb, cell 4.
 def grad(output: Tensor, inputs: Tensor | Iterable[Tensor],
-         create_graph: bool = False) -> list[Any]:
+         create_graph: bool = False, allow_unused: bool = False) -> list[Any]:
     """d output / d x for each x in `inputs`, leaving every .grad untouched.
 
-    With create_graph=True the gradients are Tensors recorded on the tape, so they can
-    be differentiated again; otherwise they are arrays."""
+    With create_graph=True the gradients are Tensors recorded on the tape (even under
+    no_grad, as in PyTorch), so they can be differentiated again; otherwise they are
+    arrays. An input the output does not depend on, or an output that recorded no
+    graph, is an error, as in PyTorch; with allow_unused=True its gradient is None."""
     if not isinstance(output, Tensor):
         raise TypeError(f"grad(): output must be a Tensor, got {type(output).__name__}")
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
@@ -50,8 +53,25 @@ def grad(output: Tensor, inputs: Tensor | Iterable[Tensor],
         if not isinstance(x, Tensor):
             raise TypeError(
                 f"grad(): inputs[{i}] must be a Tensor, got {type(x).__name__}")
+        if not x.requires_grad:
+            raise RuntimeError(
+                f"grad(): inputs[{i}] has requires_grad=False, so no gradient reaches "
+                "it: make it with requires_grad=True (inside jvp, f's arguments are "
+                "not on the tape: for the JVP of a gradient use hvp)")
     if output.size != 1:
         raise ValueError(f"grad() needs a scalar output, got shape {output.shape}")
+    if not create_graph and carries_tangents(output):
+        raise RuntimeError(
+            "grad(): inside jvp, the output carries a tangent, which gradients as "
+            "arrays would drop: pass create_graph=True for Tensors that carry it "
+            "(forward over reverse)")
+    if not output.requires_grad:
+        if allow_unused:
+            return [None] * len(inputs)
+        raise RuntimeError(
+            "grad(): the output has requires_grad=False, so there is no graph to "
+            "differentiate: it was computed under no_grad() or inside jvp, or only "
+            "from constants; with allow_unused=True every gradient is None instead")
     seed: Any = np.ones(output.shape)
     if create_graph:
         seed = Tensor(seed, requires_grad=False)
@@ -59,49 +79,98 @@ def grad(output: Tensor, inputs: Tensor | Iterable[Tensor],
     for i, x in enumerate(inputs):
         positions.setdefault(id(x), []).append(i)
     grads: list[Any] = [None] * len(inputs)
-    for node, g in backpropagate(output, seed):
-        for i in positions.get(id(node), ()):
-            grads[i] = g if create_graph else np.array(g)   # its own writeable array
-    zeros: list[Any] = [np.zeros(x.shape) for x in inputs]
-    if create_graph:
-        zeros = [Tensor(z, requires_grad=False) for z in zeros]
-    return [z if g is None else g for g, z in zip(grads, zeros)]
+    with enable_grad() if create_graph else nullcontext():   # even under no_grad
+        for node, g in backpropagate(output, seed):
+            for i in positions.get(id(node), ()):
+                grads[i] = g if create_graph else np.array(g)   # its own array
+    unused = [i for i, g in enumerate(grads) if g is None]
+    if unused and not allow_unused:
+        raise RuntimeError(
+            f"grad(): the output does not depend on inputs[{unused[0]}] (it is not in "
+            "the output's graph): pass allow_unused=True to get None for it, as in "
+            "PyTorch")
+    return grads
 
 
-# From book/10_double_backprop.ipynb, cell 15.
+def carries_tangents(x):
+    """Whether x is a Dual with a tangent of a jvp running in this thread."""
+    return type(x) is Dual and not levels_of(modes.current).isdisjoint(x.tangents)
+
+
+# From book/10_double_backprop.ipynb, cell 17.
 def direction_array(x, v):
-    """v as a float64 array; a ValueError naming both shapes unless it has x's shape."""
-    v = np.asarray(value_of(v), dtype=np.float64)
-    if v.shape != np.shape(x):
+    """v as a float64 array; a TypeError unless it is real numbers, a ValueError naming
+    both shapes unless it has x's shape."""
+    v, x = real_numbers(v, "direction"), real_numbers(x, "point")
+    if v.shape != x.shape:
         raise ValueError(f"hvp: a direction of shape {v.shape} for a point of shape "
-                         f"{np.shape(x)}")
+                         f"{x.shape}")
     return v
+
+
+def real_numbers(x, what):
+    """x as a float64 array, or a TypeError naming hvp's argument `what` (also for a
+    Dual of a jvp that is running: an array would drop its tangent)."""
+    if carries_tangents(x):
+        raise TypeError(f"hvp: the {what} carries a tangent of the jvp around it, "
+                        "which hvp's arrays would drop: inside jvp, use "
+                        "gradient_of_dual (forward over reverse) instead")
+    try:
+        array = np.asarray(value_of(x))
+    except ValueError:                  # a ragged list
+        array = None
+    if array is None or array.dtype.kind not in "biuf":
+        raise TypeError(f"hvp: the {what} must be real numbers (an array, a number "
+                        f"or a Tensor), got {type(x).__name__}")
+    return array.astype(np.float64, copy=False)
+
+
+def scalar_output(out):
+    """The value of f, checked: a Tensor with one element, or an error naming hvp."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"hvp: f must return a Tensor, got {type(out).__name__}")
+    if out.size != 1:
+        raise ValueError(f"hvp: f must return a scalar (one element) for its Hessian "
+                         f"to exist, got shape {out.shape}: reduce it first, e.g. "
+                         ".sum()")
+    return out
 
 
 def hvp(f: Callable[[Tensor], Tensor], x: Any, v: Any) -> np.ndarray:
     """H v for the Hessian H of a scalar function f at array x, without forming H
-    (reverse over reverse)."""
+    (reverse over reverse). f is recorded even under no_grad, as torch.func records
+    its transforms; where f's gradient does not depend on x, H v is zero."""
     v = direction_array(x, v)
-    x = Tensor(x)
-    (gradient,) = grad(f(x), [x], create_graph=True)
-    return grad((gradient * v).sum(), [x])[0]
+    with enable_grad():
+        x = Tensor(real_numbers(x, "point"))
+        (gradient,) = grad(scalar_output(f(x)), [x], create_graph=True,
+                           allow_unused=True)
+        if gradient is None:
+            return np.zeros(x.shape)
+        (product,) = grad((gradient * v).sum(), [x], allow_unused=True)
+    return np.zeros(x.shape) if product is None else product
 
 
 def hvp_forward_over_reverse(f, x, v):
     """H v: v pushed forward, as a tangent, through the gradient function of f."""
-    return jvp(partial(gradient_of_dual, f), (x,), (direction_array(x, v),))[1]
+    return jvp(partial(gradient_of_dual, f), (real_numbers(x, "point"),),
+               (direction_array(x, v),))[1]
 
 
 def gradient_of_dual(f, t):
     """∇f at the Dual t, as a Dual: f recorded on the tape, then swept with Tensors, so
-    that every local rule runs on Duals and carries their tangents along."""
+    that every local rule runs on Duals and carries their tangents along. The sweep is
+    not recorded (grad(create_graph=True) would record it): forward mode needs the
+    rules run on Duals, not a second tape."""
     with enable_grad():
         t.requires_grad = True
-        loss = f(t)
-    return grad(loss, [t], create_graph=True)[0]
+        loss = scalar_output(f(t))
+    seed = Tensor(np.ones(loss.shape), requires_grad=False)
+    return next((g for node, g in backpropagate(loss, seed) if node is t),
+                Tensor(np.zeros(t.shape), requires_grad=False))   # f constant in t
 
 
-# From book/10_double_backprop.ipynb, cell 42.
+# From book/10_double_backprop.ipynb, cell 46.
 def gauss_newton_product(f, loss, x, v):
     """Jᵀ H J v at the array x: J the Jacobian of f at x, H the Hessian of the scalar
     function loss at f(x); without forming J or H."""

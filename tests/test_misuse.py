@@ -292,7 +292,62 @@ CASES = {  # name: (call, exception, a regex the message must match)
         TypeError,
         r"draw: root must be a Tensor, got ndarray",
     ),
+    # issue 32, categories 4 and 5
+    "Tensor.data replaced by a list": (
+        lambda: replaced_data([3.0, 4.0]) * 2.0,
+        TypeError,
+        r"multiply: input 0 is a Tensor whose \.data is a list, not a float64 array: "
+        r"assign arrays only, t\.data = np\.asarray",
+    ),
+    "Tensor.data replaced by float32": (
+        lambda: 2.0 - replaced_data(np.ones(2, np.float32)),
+        TypeError,
+        r"subtract: input 1 is a Tensor whose \.data is a ndarray of dtype float32",
+    ),
+    "Tensor of an integer beyond float64": (
+        lambda: Tensor([1, 10**400]),
+        ValueError,
+        r"Tensor data: an integer of 401 digits is beyond float64",
+    ),
+    "Adam, betas a number": (
+        lambda: Adam([Tensor(1.0)], betas=0.9),
+        TypeError,
+        r"Adam: betas must be a pair \(beta1, beta2\), such as \(0\.9, 0\.999\), "
+        r"got 0\.9",
+    ),
+    "Adam, three betas": (
+        lambda: Adam([Tensor(1.0)], betas=(0.9, 0.99, 0.999)),
+        ValueError,
+        r"Adam: betas must be two numbers in \[0, 1\)",
+    ),
+    "Adam, betas of 1": (
+        lambda: Adam([Tensor(1.0)], betas=(0.9, 1.0)),
+        ValueError,
+        r"Adam: betas must be two numbers in \[0, 1\)",
+    ),
+    **{
+        f"conv2d, kernel of shape {shape}": (
+            lambda shape=shape: conv2d(np.ones((1, shape[1], 4, 4)), np.ones(shape)),
+            ValueError,
+            r"conv2d: w \(.*\) must have at least one output channel, one input "
+            r"channel and a kernel of at least 1 x 1",
+        )
+        for shape in [
+            (2, 1, 0, 0),
+            (2, 1, 0, 3),
+            (2, 1, 3, 0),
+            (0, 1, 2, 2),
+            (2, 0, 2, 2),
+        ]
+    },
 }
+
+
+def replaced_data(value):
+    """A Tensor whose .data a careless caller replaced."""
+    t = Tensor([1.0, 2.0])
+    t.data = value
+    return t
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -306,3 +361,118 @@ def test_misuse_gives_a_clear_error_raised_by_the_engine(name):
         "not from the engine"
     )
     assert caught.value.__cause__ is None  # no NumPy error chained behind it
+
+
+# issue 32, categories 4 and 5: a custom Op whose local rule returns what no input can
+# receive; the error names the op and the rule, and the engine raises it
+
+
+def twice(x):
+    return x * 2.0
+
+
+RULES = {  # name: (the rule, the input's shape, exception, a regex)
+    "a float": (
+        lambda g, out, x: 2.0,
+        (2,),
+        TypeError,
+        r"returned a float, not an array",
+    ),
+    "None": (lambda g, out, x: None, (2,), TypeError, r"returned a NoneType"),
+    "a list": (lambda g, out, x: [1.0, 1.0], (2,), TypeError, r"returned a list"),
+    "a wrong shape": (
+        lambda g, out, x: np.ones(5),
+        (2,),
+        ValueError,
+        r"returned a gradient of shape \(5,\); a rule must return",
+    ),
+    "a scalar for a vector": (
+        lambda g, out, x: np.float64(1.0),
+        (2,),
+        ValueError,
+        r"returned a gradient of shape \(\)",
+    ),
+    "an extra leading axis": (
+        lambda g, out, x: np.ones((3, 2)),
+        (2,),
+        ValueError,
+        r"returned a gradient of shape \(3, 2\), which the op's output \(2,\) does "
+        r"not explain \(only the axes the op broadcast input 0 "
+        r"over may be summed\)",
+    ),
+    "extra axes on a matrix": (
+        lambda g, out, x: np.ones((4, 2, 3)),
+        (2, 3),
+        ValueError,
+        r"returned a gradient of shape \(4, 2, 3\), which the op's output "
+        r"\(2, 3\) does not explain",
+    ),
+    "a stretched axis": (
+        lambda g, out, x: np.ones((2, 4)),
+        (2, 1),
+        ValueError,
+        r"returned a gradient of shape \(2, 4\), which the op's output "
+        r"\(2, 1\) does not explain",
+    ),
+}
+
+
+def named_rule(g, out, x):
+    return np.ones((2,) + x.shape)
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_a_rule_that_returns_a_wrong_gradient_is_named(name):
+    rule, shape, kind, message = RULES[name]
+    op = engine_op("careless", twice, rule)
+    with pytest.raises(
+        kind, match=r"^careless: its local rule for input 0 \(<lambda>\) " + message
+    ) as caught:
+        op(Tensor(np.ones(shape))).sum().backward()
+    innermost = traceback.extract_tb(caught.value.__traceback__)[-1]
+    assert Path(innermost.filename).resolve().parent == ENGINE
+    assert f"the input's shape {shape}" in str(caught.value)
+
+
+def test_a_rule_is_named_by_its_function_name():
+    op = engine_op("wide", twice, named_rule)
+    with pytest.raises(
+        ValueError, match=r"wide: its local rule for input 0 \(named_rule\)"
+    ):
+        op(Tensor([1.0, 2.0])).sum().backward()
+
+
+def test_the_ops_own_broadcasting_is_still_summed():
+    # the extra leading axes of a rule's gradient are summed where the op's output has
+    # them: a broadcast, a matmul over a batch, linear's bias
+    from engine.nn import linear
+    from engine.ops import broadcast_to
+
+    x = Tensor([1.0, 2.0])
+    broadcast_to(x, shape=(3, 2)).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    a, b = Tensor(np.ones(4)), Tensor(np.ones((5, 4, 2)))
+    (a @ b).sum().backward()
+    assert a.grad.tolist() == [10.0] * 4
+    bias = Tensor(np.zeros(2))
+    linear(np.ones((6, 3)), Tensor(np.ones((3, 2))), bias).sum().backward()
+    assert bias.grad.tolist() == [6.0, 6.0]
+    op = engine_op(
+        "tile", lambda x: np.broadcast_to(x, (3,) + x.shape), lambda g, out, x: g
+    )  # its output has the extra axis
+    y = Tensor([1.0, 2.0])
+    op(y).sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0]
+
+
+def engine_op(name, forward, rule):
+    from engine import Op
+
+    return Op(name, forward, rule)
+
+
+@pytest.mark.parametrize("value", [2**63, 2**70, -(2**80), [2**70, 1.5, 3], 2**1000])
+def test_integers_beyond_int64_are_converted_as_pytorch_float64_does(value):
+    torch = pytest.importorskip("torch")
+    expected = torch.tensor(value, dtype=torch.float64).numpy()
+    assert np.array_equal(Tensor(value).data, expected)

@@ -61,7 +61,11 @@ def test_nll_takes_its_targets_as_a_keyword():
     log_probs = log_softmax(logits)
     loss = nll(log_probs, targets=targets)
     assert loss.item() == cross_entropy(logits, targets).item()
-    assert list(loss.params) == ["targets"] and loss.params["targets"] is targets
+    assert list(loss.params) == ["targets"]
+    # the tape keeps a read-only copy: editing `targets` changes nothing (issue 32)
+    kept = loss.params["targets"]
+    assert np.array_equal(kept, targets) and kept is not targets
+    assert not kept.flags.writeable
     assert len(loss.inputs) == 1 and loss.inputs[0] is log_probs
 
 
