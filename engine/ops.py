@@ -431,7 +431,7 @@ def max_jvp(t, out, x, axis, keepdims):
     """The winning entry's tangent; tied winners share it, as in max_vjp."""
     winners = x == out.reshape(kept_shape(x.shape, axis))
     share = winners / winners.sum(axis=axis, keepdims=True)
-    # d max = the winner's dx; the others' selected away, so an infinite dx there is no NaN
+    # d max = the winner's dx; the others' are selected away (an infinite dx: no NaN)
     return sum_jvp(masked(t * share, mask=winners), out, x, axis, keepdims)
 
 
