@@ -524,3 +524,56 @@ def test_the_judges_say_what_is_wrong_not_how_to_fix_it(edition):
         if FIX.search(text)
     ]
     assert said == []
+
+
+# --- the prose withholds what a task asks for -----------------------------------------
+
+# per task: what its chapter's prose says of the result (the rule, the update, the
+# formula) that the task asks the student to find; the full book keeps it, in answer
+# spans (<!-- answer --> ... <!-- /answer -->) that the edition withholds
+WITHHELD = {
+    "T1": ["with a marker (`None`) above it"],
+    "T4": ["promote 1-D operands to matrices", "swapaxes(-1, -2)` transposes"],
+    "T7": ["np.add.at"],
+    "T8": [
+        r"g_j - p_j \sum_i g_i",
+        "g - exp(out) * g.sum(axis=-1, keepdims=True)",
+        r"g_j - p_{r j} \sum_i g_i",
+    ],
+    "T9": [
+        r"-\frac{1}{n}\,[i = t_r]",
+        r"-\text{one-hot}(t)\, g/n",
+        r"-\text{one-hot}(t_r)/n",
+        r"\frac{P - \text{one-hot}(t)}{n}",
+    ],
+    "T11": [r"v \leftarrow \mu\, v + g", r"\theta \leftarrow \theta - \eta\, v"],
+    "T13": [
+        r"m_t = \beta_1 m_{t-1} + (1 - \beta_1)\, g_t",
+        r"v_t = \beta_2 v_{t-1} + (1 - \beta_2)\, g_t^2",
+        r"\frac{m_t}{1 - \beta_1^t}",
+        r"\frac{\hat m_t}{\sqrt{\hat v_t} + \epsilon}",
+    ],
+    "T14": [r"\theta \leftarrow \theta - \eta\lambda\theta"],
+}
+
+
+def prose(path):
+    """A notebook's markdown cells, as one text."""
+    return "\n".join(
+        notebooks.source_of(cell)
+        for cell in notebooks.read_notebook(path)["cells"]
+        if cell.get("cell_type") == "markdown"
+    )
+
+
+@pytest.mark.parametrize("task_id", sorted(WITHHELD, key=lambda t: int(t[1:])))
+def test_the_edition_withholds_the_formula_a_task_asks_for(edition, task_id):
+    task = tasks.BY_ID[task_id]
+    book, theirs = (
+        prose(ROOT / "book" / task.notebook),
+        prose(edition / "book" / task.notebook),
+    )
+    for formula in WITHHELD[task_id]:
+        assert formula in book, (task_id, formula)  # the full book keeps it
+        assert formula not in theirs, (task_id, formula)
+    assert notebooks.ANSWER_TEXT in theirs
