@@ -24,11 +24,14 @@ import io
 from pathlib import Path
 import re
 import signal
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
+from test_grading import write
 
-from autograder import checks, notebooks, tasks
+from autograder import check_task, checks, grading, notebooks, tasks
 from course import export
 
 
@@ -577,3 +580,136 @@ def test_the_edition_withholds_the_formula_a_task_asks_for(edition, task_id):
         assert formula in book, (task_id, formula)  # the full book keeps it
         assert formula not in theirs, (task_id, formula)
     assert notebooks.ANSWER_TEXT in theirs
+
+
+# --- the edition's rough edges --------------------------------------------------------
+
+
+def test_the_readme_installs_pytorchs_cpu_build_on_linux(edition):
+    readme = (edition / "README.md").read_text(encoding="utf-8")
+    lock = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    torch = next(line for line in lock if line.startswith("torch=="))
+    assert (
+        f"pip install {torch} --index-url https://download.pytorch.org/whl/cpu"
+        in readme
+    )
+    assert "{torch}" not in readme and "{tasks}" not in readme
+
+
+BUGGY_UNBROADCAST = '''
+def unbroadcast(g, shape):
+    """Sums the axes broadcasting added in front, and forgets the stretched ones."""
+    lead = g.ndim - len(shape)
+    return g.sum(axis=tuple(range(lead))) if lead > 0 else g
+'''
+
+
+def copy_of(edition, folder):
+    subprocess.run(["cp", "-r", str(edition), str(folder)], check=True)
+    return folder
+
+
+def test_check_task_with_the_graders_seed_gives_the_graders_verdicts(
+    edition, tmp_path, capsys
+):
+    """The README says how: the grade prints its seed, check_task takes it."""
+    readme = (edition / "README.md").read_text(encoding="utf-8")
+    assert "seed=N" in readme and "cases seeded for" in readme
+    folder = copy_of(edition, tmp_path / "ada")
+    write(folder, "unbroadcast", BUGGY_UNBROADCAST)
+    report = grading.grade(
+        folder, only=["T5"], integration=False, allow_unprotected=True
+    )
+    seed = report["seed"]
+    assert seed == grading.student_seed("ada") and seed != 0
+    assert f"seed {seed})" in grading.results_json(report)["output"]
+    wrong = sorted(m for _, ok, m in report["tasks"][0]["verdicts"] if not ok)
+    assert wrong  # the bug shows on some cases, not all
+    assert len(wrong) < len(report["tasks"][0]["verdicts"])
+
+    namespace = {}
+    exec(BUGGY_UNBROADCAST, namespace)
+    capsys.readouterr()
+    assert check_task(namespace["unbroadcast"], seed=seed) is False
+    said = capsys.readouterr().out.splitlines()
+    assert sorted(line[4:] for line in said if line.startswith("  - ")) == wrong
+
+
+def test_the_students_pytest_says_not_implemented_once_per_case(edition, tmp_path):
+    """Untouched T15 and T17 read as not implemented (their checks used to fail before
+    reaching a stub: a thread swallowed it, a check caught it); a failing task's cases
+    are listed once each."""
+    folder = copy_of(edition, tmp_path / "student")
+    write(folder, "unbroadcast", BUGGY_UNBROADCAST)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-k", "T05 or T15 or T17"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"},
+    )
+    out = run.stdout
+    assert "T15 is not implemented yet" in out and "T17 is not implemented yet" in out
+    assert "T5: 4 of 10 cases wrong" in out, out[-3000:]
+    labels = [c.label for c in checks.cases(tasks.BY_ID["T5"], 0)]
+    for label in labels:
+        assert out.count(f"{label}:") <= 1, (label, out[-3000:])
+    assert "assert not [" not in out
+
+
+def test_a_task_that_ends_its_process_is_said_to_have_exited(edition, tmp_path):
+    folder = copy_of(edition, tmp_path / "student")
+    write(
+        folder,
+        "unbroadcast",
+        "def unbroadcast(g, shape):\n    import os\n    os._exit(3)\n",
+    )
+    report = grading.grade(
+        folder, seed=0, only=["T5"], integration=False, allow_unprotected=True
+    )
+    verdicts = report["tasks"][0]["verdicts"]
+    first, *rest = [message for _, _, message in verdicts]
+    assert first == (
+        "the task's process exited with code 3 without a result (it printed nothing)"
+    ), first
+    assert all(
+        m.startswith("not run: the task's process exited with code 3") for m in rest
+    )
+    assert verdicts[0][0] in rest[0]
+
+
+GLUE = re.compile(r"\{glue(?::\w+)?\}`([^`:]+)")
+
+
+def test_every_value_the_prose_quotes_is_in_the_edition(edition):
+    """The edition keeps the glued values of its unchanged cells, and nothing else of
+    their outputs: its book builds without a warning for each value it quotes."""
+    for path in sorted((edition / "book").glob("*.ipynb")):
+        cells = notebooks.read_notebook(path)["cells"]
+        outputs = [o for cell in cells for o in cell.get("outputs", [])]
+        assert all("scrapbook" in o.get("metadata", {}) for o in outputs), path.name
+        glued = {o["metadata"]["scrapbook"]["name"] for o in outputs}
+        quoted = {
+            key
+            for cell in cells
+            if cell.get("cell_type") == "markdown"
+            for key in GLUE.findall(notebooks.source_of(cell))
+        }
+        assert quoted <= glued, (path.name, sorted(quoted - glued))
+
+
+@pytest.mark.slow
+def test_the_untouched_editions_book_builds_without_glue_warnings(edition, tmp_path):
+    folder = copy_of(edition, tmp_path / "student")
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    built = subprocess.run(
+        [str(jupyter_book), "build", str(folder), "--keep-going"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert built.returncode == 0, built.stdout[-3000:]
+    said = built.stdout + built.stderr
+    assert "glue" not in said.lower(), [
+        line for line in said.splitlines() if "glue" in line.lower()
+    ][:10]
