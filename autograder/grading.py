@@ -364,6 +364,18 @@ def run_child(spec, workdir, timeout, sandbox, kit):
     }
 
 
+def ended(run, label):
+    """Why the case `label` has no result although the task did not time out: its
+    process exited (os._exit, a crash, a signal), during that case or an earlier one."""
+    printed = run["output"][-300:].strip()
+    why = f"the task's process exited with code {run['exit']} without a result" + (
+        f"; it printed: {printed}" if printed else " (it printed nothing)"
+    )
+    if run["running"] in (None, label):
+        return why
+    return f"not run: {why}, during the case '{run['running']}'"
+
+
 def judged(task, seed, run, timeout):
     """[(label, passed, message)] for every case of `task`, from a child's results."""
     verdicts = []
@@ -375,10 +387,7 @@ def judged(task, seed, run, timeout):
             elif run["timed_out"]:
                 message = "not run: the task ran out of time on an earlier case"
             else:
-                message = (
-                    f"not run: the task's process ended (exit code {run['exit']}); "
-                    f"it printed: {run['output'][-300:].strip()}"
-                )
+                message = ended(run, case.label)
             verdicts.append((case.label, False, message))
         elif "error" in record:
             verdicts.append((case.label, False, record["error"]))

@@ -182,11 +182,15 @@ OP_CASES = OP_CASES + CONVOLUTION_CASES
 
 
 # From book/13_transformer.ipynb, cell 28.
-# tokens with repeats (their gradients add up); the mask causal_mask(4) returns, written
-# out (causal_mask is a graded task: the catalogue must load before it is done); targets
-# with -1 where a name has ended (no target)
+# tokens with repeats (their gradients add up); the mask causal_mask(4) returns, entry
+# by entry (causal_mask is a graded task: the catalogue must load before it is done);
+# targets with -1 where a name has ended (no target)
 TOKENS = np.array([[0, 3, 3, 1], [4, 0, 2, 2]])
-CAUSAL = np.triu(np.full((4, 4), -np.inf), k=1)
+HIDE = -np.inf
+CAUSAL = np.array([[0, HIDE, HIDE, HIDE],
+                   [0, 0, HIDE, HIDE],
+                   [0, 0, 0, HIDE],
+                   [0, 0, 0, 0]])
 PADDED = np.array([1, 2, 0, -1, 3, -1, -1, -1])
 ROWS = np.flatnonzero(PADDED >= 0)
 

@@ -103,7 +103,8 @@ def large_input_problems(logsumexp, shift=1000.0):
 
 # From book/06_tape_visualization.ipynb, cell 25.
 def stats_cases():
-    """The graphs check_graph_stats tries: (what it is, its root, {leaf name: leaf})."""
+    """The graphs check_graph_stats tries: (what it is, its root, {leaf name: leaf},
+    the facts its construction fixes: (nodes, edges, depth, {leaf name: its uses}))."""
     x = Tensor(1.5)
     v = Tensor([1.0, 2.0, 3.0])
     s = Tensor(0.5)
@@ -119,48 +120,27 @@ def stats_cases():
     X, y = spiral(points_per_class=2, seed=0)
     net = MLP([2, 4, 3], seed=0)
     loss = cross_entropy(net(X[:5]), y[:5])
-    return [("a lone leaf x", x, {"x": x}),
-            ("(v * v).sum(), a leaf used twice", (v * v).sum(), {"v": v}),
-            ("tanh(tanh(tanh(s))) + s, a skip connection", skip, {"s": s}),
-            ("a chain of 3,000 tanh ops", chain, {"c": c}),
-            ("five steps of h = tanh(W @ h), then sum", h.sum(), {"W": W, "h0": h0}),
+    return [("a lone leaf x", x, {"x": x}, (1, 0, 0, {"x": 0})),
+            ("(v * v).sum(), a leaf used twice", (v * v).sum(), {"v": v},
+             (3, 3, 2, {"v": 2})),
+            ("tanh(tanh(tanh(s))) + s, a skip connection", skip, {"s": s},
+             (5, 5, 4, {"s": 2})),
+            ("a chain of 3,000 tanh ops", chain, {"c": c},
+             (3001, 3000, 3000, {"c": 1})),
+            ("five steps of h = tanh(W @ h), then sum", h.sum(), {"W": W, "h0": h0},
+             (13, 16, 11, {"W": 5, "h0": 1})),
             ("the loss of MLP([2, 4, 3]) on 5 points", loss,
-             dict(zip(["W0", "b0", "W1", "b1"], net.params)))]
-
-
-def counted_stats(root):
-    """The four facts, counted without topological_order: a breadth-first walk over
-    .parents for the nodes, then Kahn's algorithm (a node once all its inputs are
-    done) for the longest path."""
-    seen, frontier = {id(root): root}, [root]
-    while frontier:
-        frontier = [p for node in frontier for p in node.parents if id(p) not in seen]
-        seen.update((id(p), p) for p in frontier)
-    edges = sum(len(node.parents) for node in seen.values())
-    waiting = {key: len(node.parents) for key, node in seen.items()}
-    users = {key: [] for key in seen}
-    for node in seen.values():
-        for parent in node.parents:
-            users[id(parent)].append(node)
-    depth = {key: 0 for key, n in waiting.items() if n == 0}
-    ready = [seen[key] for key in depth]
-    while ready:
-        node = ready.pop()
-        for user in users[id(node)]:
-            depth[id(user)] = max(depth.get(id(user), 0), depth[id(node)] + 1)
-            waiting[id(user)] -= 1
-            if waiting[id(user)] == 0:
-                ready.append(user)
-    return {"nodes": len(seen), "edges": edges, "depth": depth[id(root)],
-            "uses": {key: len(users[key]) for key, n in seen.items() if not n.parents}}
+             dict(zip(["W0", "b0", "W1", "b1"], net.params)),
+             (8, 7, 4, {"W0": 1, "b0": 1, "W1": 1, "b1": 1}))]
 
 
 def check_graph_stats(graph_stats):
     """Exercise 6.1: the reader's graph_stats(root) on six graphs, each fact against
-    counted_stats. Prints what is wrong; returns True if nothing is."""
+    the graph's own. Prints what is wrong; returns True if nothing is."""
     problems = []
-    for what, root, leaves in stats_cases():
-        expected, label = counted_stats(root), f"graph '{what}'"
+    for what, root, leaves, (nodes, edges, depth, uses_of) in stats_cases():
+        label = f"graph '{what}'"
+        expected = {"nodes": nodes, "edges": edges, "depth": depth, "uses": uses_of}
         try:
             got = graph_stats(root)
         except Exception as error:            # a reader's bug is a finding, not a crash
@@ -181,13 +161,12 @@ def check_graph_stats(graph_stats):
                             ", expected id(leaf): a Tensor is not a reliable dict key")
             continue
         for name, leaf in leaves.items():
-            if uses.get(id(leaf)) != expected["uses"][id(leaf)]:
+            if uses.get(id(leaf)) != uses_of[name]:
                 problems.append(f"{label}: uses of leaf {name}: got "
-                                f"{uses.get(id(leaf))}, expected "
-                                f"{expected['uses'][id(leaf)]}")
-        if set(uses) != set(expected["uses"]):
+                                f"{uses.get(id(leaf))}, expected {uses_of[name]}")
+        if set(uses) != {id(leaf) for leaf in leaves.values()}:
             problems.append(f"{label}: uses has {len(uses)} keys, expected one per "
-                            f"leaf: {len(expected['uses'])}")
+                            f"leaf: {len(leaves)}")
     return verdict("graph_stats", problems)
 
 

@@ -5,7 +5,8 @@
 Standard library only: it needs no virtual environment. The tasks are
 autograder/tasks.py's table. In each notebook a task's definitions keep their signatures
 and docstrings, and their bodies raise NotImplementedError; every hidden exercise
-solution and every "Solution ..." explanation is withheld; outputs are cleared. The
+solution and every "Solution ..." explanation is withheld; outputs are cleared (but the
+values the prose quotes, glued, of the cells that are the course's unchanged). The
 edition gets its own `engine/`, exported from the stubbed notebooks by the same
 exporter, so every chapter runs on the student's own code, the files the book needs to
 build and run, the student-side checks (`pytest`), a README and a notice that the text
@@ -58,7 +59,9 @@ def write_edition(out):
     for path in sorted((ROOT / "book").iterdir()):
         if path.suffix == ".ipynb":
             here = [t for t in tasks.TASKS if t.notebook == path.name]
+            course = notebooks.read_notebook(path)
             notebook = notebooks.student_notebook(notebooks.read_notebook(path), here)
+            keep_glue(course, notebook)
             notebook.setdefault("metadata", {})[notebooks.STAMP] = stamp
             for task in here:
                 if notebooks.find_cell(notebook, task.names):
@@ -97,11 +100,28 @@ def write_edition(out):
         + "\n",
         encoding="utf-8",
     )
+    torch = next(line for line in requirements if line.startswith("torch=="))
     for name, text in FILES.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
-        text = text.replace("{tasks}", task_table())
+        text = text.replace("{tasks}", task_table()).replace("{torch}", torch)
         (out / name).write_text(text, encoding="utf-8")
     return located
+
+
+def is_glue(output):
+    """An output that only records a value for the text ({glue:text}`name` in the
+    prose): myst-nb's glue."""
+    return "scrapbook" in output.get("metadata", {})
+
+
+def keep_glue(course, edition):
+    """Give the edition's code cells that are the course's, unchanged, their glued
+    values back: the prose quotes them ({glue:text}`name`), and a book built before the
+    chapter is run would otherwise warn of every one it misses. A stubbed or withheld
+    cell keeps no output."""
+    for theirs, ours in zip(edition["cells"], course["cells"]):
+        if theirs.get("cell_type") == "code" and theirs["source"] == ours["source"]:
+            theirs["outputs"] = [o for o in ours.get("outputs", []) if is_glue(o)]
 
 
 def task_table():

@@ -268,7 +268,7 @@ def op_case(rng, name, numpy_forward, shapes, low=-2.0, high=2.0):
             if isinstance(on_tensor, str):
                 problems.append(
                     f"{what}, rule for input {i} called with Tensors gave "
-                    f"{on_tensor}: use the engine's ops, not NumPy's functions"
+                    f"{on_tensor}: it works on arrays, not on Tensors"
                 )
             else:
                 problems.append(

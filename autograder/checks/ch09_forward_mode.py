@@ -60,7 +60,9 @@ def forward_rule_cases(rng):
         try:
             jvp(lambda x: cos(x), (np.ones(3),), (np.ones(3),))
         except NotImplementedError as error:
-            return "cos" in str(error)
+            if "cos" in str(error):
+                return True
+            raise  # another NotImplementedError: a task's stub, still to write
         return "no error"
 
     return [

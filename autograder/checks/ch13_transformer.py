@@ -25,8 +25,8 @@ def mask_problem(mask, T, scores):
         return f"{what}: shape {mask.shape}, expected ({T}, {T})"
     if mask.dtype.kind != "f":
         return (
-            f"{what}: an array of {mask.dtype} cannot hold -inf: make a float array, "
-            "such as np.full((T, T), -np.inf)"
+            f"{what}: an array of {mask.dtype}, which cannot hold -inf (the entries "
+            "that hide a position)"
         )
     if np.isnan(mask).any():
         first = tuple(int(i) for i in np.argwhere(np.isnan(mask))[0])
@@ -43,28 +43,21 @@ def mask_problem(mask, T, scores):
     if T > 1 and hidden[strictly_below].all() and not hidden[~allowed].any():
         return (
             f"{what}: the mask is below the diagonal: position i sees the positions "
-            "after it and none before it (np.tril where np.triu is meant, or the mask "
-            "transposed)"
+            "after it and none before it: the wrong triangle is masked"
         )
     if hidden[diagonal].any():
         i = int(np.argmax(hidden[diagonal]))
         blind = hidden[i, : i + 1].all()
-        return (
-            f"{what}: the diagonal is masked: position {i} does not see itself"
-            + (
-                f", and row {i} has no entry left, so its softmax is NaN "
-                "(-inf minus -inf)"
-                if blind
-                else ""
-            )
-            + ": use np.triu(..., k=1), which leaves the diagonal at 0, not k=0"
+        return f"{what}: the diagonal is masked: position {i} does not see itself" + (
+            f", and row {i} has no entry left, so its softmax is NaN (-inf minus -inf)"
+            if blind
+            else ""
         )
     if (mask[allowed] == 1).all() and (mask[~allowed] == 0).all():
         return (
             f"{what}: a 0/1 mask (1 where allowed) added to the scores hides "
             "nothing: it only tilts the weights (by a factor e) towards the allowed "
-            "positions. An additive mask holds 0 where a position may attend and -inf "
-            "where not (a 0/1 mask is for np.where or masked_fill)"
+            "positions"
         )
     superdiagonal = np.eye(T, k=1, dtype=bool)
     if (
@@ -74,7 +67,7 @@ def mask_problem(mask, T, scores):
     ):
         return (
             f"{what}: position i sees position i + 1, the character it has to predict: "
-            "the mask starts one diagonal too far up (np.triu(..., k=2) instead of k=1)"
+            "the masked triangle starts one diagonal too far up"
         )
     if hidden[allowed].any():
         i, j = np.argwhere(hidden & allowed)[0]
@@ -100,7 +93,7 @@ def mask_problem(mask, T, scores):
         return (
             f"{what}: entry ({i}, {j}) is {mask[i, j]:g}, too weak to hide position "
             f"{j} from position {i}: exp({mask[i, j]:g}) is not small, so the future "
-            f"leaks into the weights; use -inf above the diagonal"
+            "leaks into the weights"
         )
     shifted = scores + mask
     weights = np.exp(shifted - shifted.max(axis=-1, keepdims=True))

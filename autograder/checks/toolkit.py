@@ -165,6 +165,28 @@ def chain_structure(length):
     return [[]] + [[k] for k in range(length)], length
 
 
+def numbered_stats(parents, root):
+    """The facts graph_stats reports (nodes, edges, depth, the uses of each leaf) for a
+    graph given by numbers: parents[k] the numbers of node k's inputs, every one smaller
+    than k (Graph numbers its nodes as they are made), `root` the root's number. Only
+    the nodes the root depends on count; uses are keyed by the leaf's number (text)."""
+    reached = {root}
+    for k in range(root, -1, -1):  # made after its inputs: one pass down the numbers
+        if k in reached:
+            reached.update(parents[k])
+    depth, uses = {}, {}
+    for k in sorted(reached):
+        depth[k] = max((depth[p] + 1 for p in parents[k]), default=0)
+        for p in parents[k]:
+            uses[p] = uses.get(p, 0) + 1
+    return {
+        "nodes": len(reached),
+        "edges": sum(len(parents[k]) for k in reached),
+        "depth": depth[root],
+        "uses": {str(k): uses.get(k, 0) for k in sorted(reached) if not parents[k]},
+    }
+
+
 def random_graph(rng, leaves, ops):
     """(leaf values, [(op name, input positions)]): a random computation in which nodes
     are used any number of times, drawn before any engine code runs."""

@@ -19,7 +19,9 @@ def test_task(task, graded):
         pytest.fail(f"{task.id} is not implemented yet", pytrace=False)
     if wrong and all("No module named 'torch'" in w for w in wrong):
         pytest.skip(f"{task.id} is checked against PyTorch, which is not installed")
-    assert not wrong, (
-        f"{task.id}: {len(wrong)} of {len(verdicts)} cases wrong:\n"
-        + "\n".join(wrong[:10])
-    )
+    if wrong:  # said once, without pytest's repeat of the list it asserts on
+        pytest.fail(
+            f"{task.id}: {len(wrong)} of {len(verdicts)} cases wrong:\n"
+            + "\n".join(wrong[:10]),
+            pytrace=False,
+        )
