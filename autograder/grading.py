@@ -10,12 +10,15 @@ so a task never fails because another is unfinished. The integration check expor
 student's own notebooks, with the course's exporter, and runs every task's cases on that
 engine."""
 
+import ast
 from concurrent.futures import ThreadPoolExecutor
 import hashlib
+import hmac
 import json
 import os
 from pathlib import Path
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -24,7 +27,7 @@ import time
 from autograder import checks, notebooks, tasks
 from autograder.rules import rule_verdicts
 from autograder.runner import decoded
-from autograder.sandbox import Sandbox
+from autograder.sandbox import FILE_BYTES, Sandbox
 from course import export
 
 # all of the judging code is loaded before any task runs
@@ -41,24 +44,59 @@ INTEGRATION_POINTS = 20
 DEFAULT_TIMEOUT = 60.0
 
 
-def student_seed(student):
-    """A seed from a student's identity: the random cases differ from student to
-    student."""
-    return int(hashlib.sha256(student.encode("utf-8")).hexdigest()[:8], 16)
+def student_seed(student, secret=None):
+    """A seed from a student's identity (and the submission's, on Gradescope): the
+    random cases differ from student to student. With the instructor's `secret` (an
+    HMAC key no student has), nobody can compute a submission's cases before it is
+    graded; without one, anybody who has the edition can."""
+    if secret is None:
+        return int(hashlib.sha256(student.encode("utf-8")).hexdigest()[:8], 16)
+    digest = hmac.new(secret.encode("utf-8"), student.encode("utf-8"), "sha256")
+    return int(digest.hexdigest()[:8], 16)
+
+
+SECRET_FILE = ROOT / "autograder" / "secret.txt"  # never in git, nor in the edition
+
+
+def grading_secret():
+    """The instructor's secret: $AUTOGRADER_SECRET, else autograder/secret.txt (`make
+    gradescope` writes a new one into each autograder it builds), else None."""
+    secret = os.environ.get("AUTOGRADER_SECRET") or (
+        SECRET_FILE.read_text(encoding="utf-8").strip() if SECRET_FILE.exists() else ""
+    )
+    return secret or None
 
 
 def identity(submission):
-    """Who submitted: Gradescope's submission_metadata.json beside the folder, if any,
-    else the folder's name."""
-    for place in (submission, submission.parent):
-        meta = place / "submission_metadata.json"
-        if meta.exists():
-            users = json.loads(meta.read_text(encoding="utf-8")).get("users", [])
-            if users:
-                return ",".join(
-                    str(u.get("sid") or u.get("email") or u.get("name")) for u in users
-                )
+    """Who submitted, and which submission: from Gradescope's
+    submission_metadata.json beside the upload (never one inside it, which the student
+    wrote), else the folder's name."""
+    meta = submission.parent / "submission_metadata.json"
+    if meta.is_file() and not meta.is_symlink():
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        users = data.get("users", [])
+        if users:
+            who = ",".join(
+                str(u.get("sid") or u.get("email") or u.get("name")) for u in users
+            )
+            return who + (f" (submission {data['id']})" if data.get("id") else "")
     return submission.resolve().name
+
+
+def upload_file(path, upload, limit=64 * 2**20):
+    """Whether `path` is a file the student uploaded: a regular file (no link, no pipe,
+    no device) inside the folder `upload`, of at most `limit` bytes. The grader reads
+    nothing else of an upload: a link to the course's own notebooks is not a
+    submission."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISREG(status.st_mode)
+        and status.st_size <= limit
+        and path.resolve().is_relative_to(upload.resolve())
+    )
 
 
 def notebook_folder(submission):
@@ -72,7 +110,9 @@ def notebook_folder(submission):
         subfolders[:] = sorted(
             d for d in subfolders if not d.startswith((".", "_")) and d != "__MACOSX"
         )
-        found = len(names & set(files))
+        found = sum(
+            upload_file(Path(folder) / name, submission) for name in names & set(files)
+        )
         if found > most:
             best, most = Path(folder), found
     return best
@@ -123,12 +163,34 @@ class Submission:
     """A student's notebooks, as the grader reads them."""
 
     def __init__(self, folder):
-        self.folder = notebook_folder(folder)
+        self.upload = Path(folder)
+        self.folder = notebook_folder(self.upload)
 
     def notebook(self, name):
-        """The student's notebook `name` as a dict, or None if it is not there."""
+        """The student's notebook `name` as a dict, or None if the upload has no such
+        file (a link, or something that is no regular file, counts as none)."""
         path = self.folder / name
-        return notebooks.read_notebook(path) if path.exists() else None
+        if not upload_file(path, self.upload):
+            return None
+        try:
+            return notebooks.read_notebook(path)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return None
+
+    def refusal(self):
+        """A sentence naming the chapter notebooks of the upload that are not files of
+        its own (links, pipes, files too large), which are graded as missing; or ''."""
+        names = sorted(
+            p.name
+            for p in self.folder.glob("[0-9][0-9]_*.ipynb")
+            if not upload_file(p, self.upload)
+        )
+        if not names:
+            return ""
+        return (
+            f"Not graded, as if missing: {', '.join(names)} (a link, or not a regular "
+            "file of the upload: upload the notebooks themselves)."
+        )
 
     def source_of(self, task):
         """The source of the submission's cell that defines `task`, or None."""
@@ -260,6 +322,8 @@ def write_kit(folder):
         target,
         ignore=shutil.ignore_patterns("__pycache__", *KEPT_FROM_TASKS),
     )
+    for module in (target / "checks").glob("*.py"):
+        module.write_text(without_judges(module.read_text(encoding="utf-8")))
     # the task's Python runs isolated (-I: no script folder, no environment on its
     # path), so the launcher puts the kit first: `autograder` is the kit's copy
     (folder / LAUNCHER).write_text(
@@ -273,7 +337,29 @@ def write_kit(folder):
 LAUNCHER = "run_task.py"
 
 
-KEPT_FROM_TASKS = ("grading.py", "sandbox.py", "notebooks.py")
+class _JudgeRemover(ast.NodeTransformer):
+    """Case(label, run, judge) -> Case(label, run, None)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if getattr(node.func, "id", None) == "Case":
+            if len(node.args) >= 3:
+                node.args[2] = ast.Constant(None)
+            for keyword in node.keywords:
+                if keyword.arg == "judge":
+                    keyword.value = ast.Constant(None)
+        return node
+
+
+def without_judges(source):
+    """A checks module as the kit holds it: every case made without its judge, so that
+    a task's process, which makes its cases to run them, holds no judge to replay (the
+    judges run in the grader's process only)."""
+    tree = _JudgeRemover().visit(ast.parse(source))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+KEPT_FROM_TASKS = ("grading.py", "sandbox.py", "notebooks.py", "secret.txt")
 
 
 ORACLES = ("torch", "functorch", "torchgen", "jax", "autograd")
@@ -293,13 +379,14 @@ def oracle_packages():
     return found
 
 
-def task_environment(workdir):
+def task_environment(workdir, sandboxed=True):
     """The environment of a task's process: nothing of the grader's but the locale, one
-    BLAS thread, and its own folder as home."""
+    BLAS thread, and a home it may write: the sandbox's /tmp (its own folder, where
+    no sandbox runs)."""
     keep = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "PATH")}
     return {
         **keep,
-        "HOME": str(workdir),
+        "HOME": "/tmp" if sandboxed else str(workdir),
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
@@ -309,50 +396,56 @@ def task_environment(workdir):
 
 def run_child(spec, workdir, timeout, sandbox, kit):
     """Run one task's cases in a sandboxed child process: {label: result} and the tasks
-    it called. Nothing is read from its folder until every process it started is
-    gone."""
-    out = workdir / "results.jsonl"
-    spec = dict(spec, out=str(out))
-    (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    it called. What it wrote is read, once every process it started is gone, through
+    the descriptors opened here before it started (never by a path the task could have
+    replaced with a link or a pipe), and no more than its file size limit."""
     started = time.perf_counter()
     timed_out = False
     start = [str(kit / LAUNCHER), str(kit), str(workdir / "spec.json")]
     visible = [kit, Path(spec["engine"])]
-    with open(workdir / "output.txt", "wb") as output:
+    with (
+        open(workdir / "results.jsonl", "w+b") as out,
+        open(workdir / "output.txt", "w+b") as output,
+    ):
+        spec = dict(spec, out_fd=out.fileno())
+        (workdir / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         child = sandbox.start(
             [sys.executable, "-I", *start],
             workdir,
             output,
-            task_environment(workdir),
+            task_environment(workdir, sandbox.bwrap is not None),
             cpu_seconds=timeout + 5,
             visible=visible,
+            pass_fds=(out.fileno(),),
         )
         try:
             child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
         sandbox.end(child)
+        out.seek(0)
+        written = out.read(FILE_BYTES).decode("utf-8", "replace")
+        output.seek(max(0, os.fstat(output.fileno()).st_size - 2000))
+        said = output.read(2000).decode("utf-8", "replace")
     results, needs, running = {}, [], None
-    if out.exists():
-        for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("label"), str):
-                continue
-            if "needs" in record:
-                needs = (
-                    [n for n in record["needs"] if n in tasks.BY_ID]
-                    if isinstance(record["needs"], list)
-                    else []
-                )
-            elif record.get("started"):
-                running = record["label"]
-            else:
-                results[record["label"]] = record
-                running = None
-    said = (workdir / "output.txt").read_bytes()[-2000:].decode("utf-8", "replace")
+    for line in written.splitlines():
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, or nested beyond reason
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("label"), str):
+            continue
+        if "needs" in record:
+            needs = (
+                [n for n in record["needs"] if n in tasks.BY_ID]
+                if isinstance(record["needs"], list)
+                else []
+            )
+        elif record.get("started"):
+            running = record["label"]
+        else:
+            results[record["label"]] = record
+            running = None
     return {
         "results": results,
         "needs": needs,
@@ -419,7 +512,8 @@ def grade(
     before = course_fingerprint()
     student = identity(Path(submission))
     submission = Submission(Path(submission))
-    seed = student_seed(student) if seed is None else seed
+    secret = grading_secret()
+    seed = student_seed(student, secret) if seed is None else seed
     chosen = [t for t in tasks.TASKS if only is None or t.id in only]
     cells = reference_cells()
     known = engine_names(cells)
@@ -478,7 +572,12 @@ def grade(
         "tasks": [],
         "integration": None,
         "edition": edition_note(submission),
+        "upload": submission.refusal(),
         "sandbox": sandbox.describe(),
+        "cases": ""
+        if secret
+        else "cases: predictable from the student's identity (no instructor secret: "
+        "set AUTOGRADER_SECRET or write autograder/secret.txt)",
         "tampered": changed_files(before),
     }
     needs = {t.id: set() for t in tasks.TASKS}
@@ -662,7 +761,12 @@ def results_json(report):
         "tests": tests,
         "output": "".join(
             f"{line}\n"
-            for line in (report.get("edition"), report.get("sandbox"))
+            for line in (
+                report.get("edition"),
+                report.get("upload"),
+                report.get("sandbox"),
+                report.get("cases"),
+            )
             if line
         )
         + f"score: {score:g} / {worth:g} points (cases seeded for "

@@ -1,30 +1,51 @@
 """The rules a task's title states about how it is written, judged by the grader from
 the submitted source (never from what the task's process says about itself).
 
-T1 asks for the sweep's order "without recursion": its cell may define no function that
-calls itself, directly or through other functions of the cell, and may not raise
-Python's recursion limit (with a raised limit, a recursive order passes a chain of
-20,000 ops)."""
+T1 asks for the sweep's order "without recursion". Its cell may not reach Python's
+recursion limit in any way (`sys.setrecursionlimit`, by name, through getattr or a
+string, or `sys.__dict__`), and none of its functions may reach itself: a function
+that names a function (calls it, passes it, stores it under another name) is linked to
+it, and a chain of links back to where it started is recursion, however it is called.
+Anonymous self-application (a lambda handed to itself) is refused as well."""
 
 import ast
 
 
-def calls_in(function):
-    """The names `function` calls: plain names and methods called on anything."""
-    called = {}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call):
-            target = node.func
-            name = (
-                target.id
-                if isinstance(target, ast.Name)
-                else target.attr
-                if isinstance(target, ast.Attribute)
-                else None
-            )
-            if name is not None:
-                called.setdefault(name, node.lineno)
-    return called
+FORBIDDEN = "recursionlimit"
+
+
+def names_in(node):
+    """{name: first line} of every name `node` loads or calls, attributes included."""
+    found = {}
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            found.setdefault(inner.id, inner.lineno)
+        elif isinstance(inner, ast.Attribute):
+            found.setdefault(inner.attr, inner.lineno)
+    return found
+
+
+def limit_problem(tree):
+    """How the cell reaches the recursion limit, or None."""
+    for node in ast.walk(tree):
+        text = (
+            node.value
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            else getattr(node, "attr", None) or getattr(node, "id", None)
+        )
+        if isinstance(text, str) and FORBIDDEN in text.lower().replace("_", ""):
+            return f"line {node.lineno} reaches Python's recursion limit"
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+            "getattr",
+            "vars",
+        ):
+            if node.args and getattr(node.args[0], "id", None) == "sys":
+                return (
+                    f"line {node.lineno} looks up sys's attributes by a computed name"
+                )
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            return f"line {node.lineno} reads a module's or object's __dict__"
+    return None
 
 
 def recursion_problem(source):
@@ -33,33 +54,43 @@ def recursion_problem(source):
         tree = ast.parse(source)
     except SyntaxError:
         return None  # reported elsewhere, as the cell that does not parse
-    functions = {}
+    problem = limit_problem(tree)
+    if problem:
+        return f"{problem}: the order must be found without recursion"
+    links = {}  # a function's (or an alias's) name -> {name it links to: line}
+    functions = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = calls_in(ast.Expression(node)).keys() & {"setrecursionlimit"}
-            if name:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = ast.Module(body=node.body, type_ignores=[])
+            links.setdefault(node.name, {}).update(names_in(body))
+            functions.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in names_in(target):
+                    links.setdefault(name, {}).update(names_in(node.value))
+                    if isinstance(node.value, ast.Lambda):
+                        functions.add(name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Lambda):
+            if any(isinstance(a, ast.Lambda) for a in node.args):
                 return (
-                    f"line {node.lineno} raises Python's recursion limit "
-                    "(sys.setrecursionlimit): the order must be found without recursion"
+                    f"line {node.lineno} hands a lambda to a lambda (recursion "
+                    "without a name): the order must be found without recursion"
                 )
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            if not isinstance(node, ast.Lambda):
-                functions.setdefault(node.name, node)
-    graph = {name: calls_in(f) for name, f in functions.items()}
-    for start in graph:  # a path of calls among the cell's functions back to start
+    for start in sorted(functions):  # a chain of links back to a function
         frontier, seen = [(start, [start])], set()
         while frontier:
             name, path = frontier.pop()
-            for called, line in graph.get(name, {}).items():
-                if called == start:
+            for linked, line in links.get(name, {}).items():
+                if linked == start:
                     chain = " -> ".join([*path, start])
                     return (
-                        f"{start} calls itself ({chain}, line {line}): the order "
+                        f"{start} reaches itself ({chain}, line {line}): the order "
                         "must be found without recursion"
                     )
-                if called in graph and called not in seen:
-                    seen.add(called)
-                    frontier.append((called, [*path, called]))
+                if linked in links and linked not in seen:
+                    seen.add(linked)
+                    frontier.append((linked, [*path, linked]))
     return None
 
 

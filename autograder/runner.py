@@ -12,7 +12,9 @@ import ast
 import importlib
 import importlib.util
 import json
+import os
 from pathlib import Path
+import pkgutil
 import signal
 import sys
 import traceback
@@ -179,7 +181,12 @@ def main(spec_path):
     if spec.get("cell") is not None:
         last = len(spec["cell"].splitlines())
         regions[spec["cell_origin"]] = [(1, last, spec["cell_origin"])]
-    out = open(spec["out"], "w", encoding="utf-8")
+    # the descriptor of a file the grader opened (a path inside the sandbox otherwise)
+    out = (
+        os.fdopen(spec["out_fd"], "w", encoding="utf-8")
+        if "out_fd" in spec
+        else open(spec["out"], "w", encoding="utf-8")
+    )
 
     def write(label, **result):
         out.write(json.dumps({"label": label, **result}) + "\n")
@@ -188,6 +195,7 @@ def main(spec_path):
     made = checks.cases(task, spec["seed"])
     used = set()
     watched = watched_code(tasks, spec.get("task_modules", {}), task)
+    before = engine_state()
     try:
         found = resolve(task, spec)
     except BaseException as error:  # the cell itself fails to run
@@ -202,6 +210,14 @@ def main(spec_path):
     signal.signal(signal.SIGALRM, out_of_time)
     for case in made:
         write(case.label, started=True)
+        changed = changed_engine(before)
+        if changed:
+            write(
+                case.label,
+                error=f"the task's code replaced {changed} of the engine: a task "
+                "defines its own names and changes nothing else",
+            )
+            continue
         try:
             sys.setprofile(
                 lambda frame, event, arg: (
@@ -232,6 +248,37 @@ def main(spec_path):
         except BaseException as error:  # SystemExit and the like too
             write(case.label, error=said(error, regions))
     write("", needs=sorted(used))
+
+
+def engine_state():
+    """{(module, name[, attribute]): id} of everything the engine's and the course's
+    modules and classes hold, taken before any of the task's code runs: a task that
+    replaces a part of the engine (a class's method, a module's function) to change
+    what a case measures is caught by changed_engine."""
+    for folder in ("engine", "course"):  # every module, imported now
+        package = sys.modules.get(folder)
+        for info in pkgutil.iter_modules(getattr(package, "__path__", [])):
+            importlib.import_module(f"{folder}.{info.name}")
+    state = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in ("engine", "course"):
+            continue
+        for key, value in list(vars(module).items()):
+            state[(name, key)] = id(value)
+            if isinstance(value, type) and value.__module__ == name:
+                for attribute, member in list(vars(value).items()):
+                    state[(name, key, attribute)] = id(member)
+    return state
+
+
+def changed_engine(before):
+    """The first part of the engine whose object is not the one `before` saw, as
+    'module.name', or ''."""
+    now = engine_state()
+    for key, identity in before.items():
+        if now.get(key, identity) != identity:
+            return ".".join(key)
+    return ""
 
 
 def watched_code(tasks, task_modules, task):

@@ -13,9 +13,11 @@ machine (memory, processes, disk, CPU);
 What stops it, with bubblewrap (`bwrap`, Debian's package `bubblewrap`) and the standard
 library's `resource` limits:
 - files: the whole file system is read-only; the course's folder, the grader's scratch
-folder, /tmp and the results folder are replaced by empty ones, so that the task sees
-only the Python it runs on and its own folder (writable), which holds the engine
-assembled for it;
+folder and the results folder are replaced by empty ones, so that the task sees only
+the Python it runs on and its own folder, read-only, which holds its spec and the
+engine assembled for it; it writes only into /tmp, /var/tmp and /dev/shm, each a fresh
+tmpfs of at most 256 MiB, and reports its results through a file descriptor the grader
+opened (the grader reads nothing by a path the task could have replaced);
 - processes: a new PID namespace whose first process dies with the grader's child, so
 that every process the task starts, detached or not, is killed when the task ends; the
 grader's processes are not visible from inside; no capabilities; a new session (no
@@ -58,6 +60,8 @@ import time
 
 MEMORY_BYTES = 6 * 2**30  # address space of one task process (PyTorch maps much)
 FILE_BYTES = 64 * 2**20  # the largest file a task may write
+SCRATCH_BYTES = 256 * 2**20  # each of the task's /tmp, /var/tmp and /dev/shm
+COVER_BYTES = 2**20  # the empty, read-only folders over what a task may not see
 SPARE_PROCESSES = 256  # processes a task may add to its user's count
 PROTECTIONS = {
     "files": "the course's files, the grader's scratch folder and other tasks' folders "
@@ -239,13 +243,9 @@ class Sandbox:
             "/dev",
             "--proc",
             "/proc",
-            "--tmpfs",
-            "/tmp",
-            "--tmpfs",
-            "/var/tmp",
-            "--tmpfs",
-            "/dev/shm",
         ]
+        for scratch in ("/tmp", "/var/tmp", "/dev/shm"):  # writable, and bounded
+            wrapped += ["--size", str(SCRATCH_BYTES), "--tmpfs", scratch]
         home = Path.home().resolve()
         # only the outermost of nested folders: a tmpfs over /a hides /a/b already, and
         # /a/b would then be no mount point to make read-only
@@ -257,7 +257,7 @@ class Sandbox:
             if not any(folder.is_relative_to(outer) for outer in covers):
                 covers.append(folder)
         for folder in covers:
-            wrapped += ["--tmpfs", str(folder)]
+            wrapped += ["--size", str(COVER_BYTES), "--tmpfs", str(folder)]
         # what the task needs, put back where a hidden folder covered it: the Python it
         # runs on (a virtual environment may live in the course's folder, Python in
         # $HOME)
@@ -273,18 +273,22 @@ class Sandbox:
             )
             if covered and folder.exists():
                 wrapped += ["--ro-bind", str(folder), str(folder)]
-        wrapped += ["--bind", str(workdir), str(workdir)]
+        # the task's folder (its spec and engine) read-only: it writes only into the
+        # bounded /tmp, its home, and reports through a descriptor the grader holds
+        wrapped += ["--ro-bind", str(workdir), str(workdir)]
         withheld = [f for f in self.withheld if f.exists()]
         for folder in withheld:  # over the Python put back above
-            wrapped += ["--tmpfs", str(folder)]
+            wrapped += ["--size", str(COVER_BYTES), "--tmpfs", str(folder)]
         for folder in covers + withheld:  # empty, and read-only too
-            if not workdir.is_relative_to(folder):
-                wrapped += ["--remount-ro", str(folder)]
-        wrapped += ["--chdir", str(workdir), "--"]
+            wrapped += ["--remount-ro", str(folder)]
+        wrapped += ["--chdir", "/tmp", "--"]
         return wrapped + list(argv)
 
-    def start(self, argv, workdir, stdout, environment, cpu_seconds, visible=()):
-        """Start argv in the sandbox; the caller waits for it and calls `end`."""
+    def start(
+        self, argv, workdir, stdout, environment, cpu_seconds, visible=(), pass_fds=()
+    ):
+        """Start argv in the sandbox, with the descriptors `pass_fds` open in it; the
+        caller waits for it and calls `end`."""
         group = pids_cgroup(SPARE_PROCESSES)
         # without a cgroup, RLIMIT_NPROC (which root, and a user namespace mapped to
         # root, is exempt from)
@@ -297,6 +301,7 @@ class Sandbox:
             stdin=subprocess.DEVNULL,
             env=environment,
             start_new_session=True,
+            pass_fds=pass_fds,
             preexec_fn=limited(cpu_seconds, spare, group),
         )
         process.cgroup = group

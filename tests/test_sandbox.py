@@ -51,7 +51,10 @@ def probe(code, tmp_path, timeout=60, hidden=()):
     workdir = scratch / "isolation" / "T1"
     workdir.mkdir(parents=True)
     script = (
-        textwrap.dedent(code).replace("OTHER", str(other)).replace("ROOT", str(ROOT))
+        textwrap.dedent(code)
+        .replace("OTHER", str(other))
+        .replace("ROOT", str(ROOT))
+        .replace("WORKDIR", str(workdir))
     )
     with open(workdir / "output.txt", "wb") as output:
         child = box.start(
@@ -94,12 +97,19 @@ attempt("write the grader", lambda: open("ROOT/autograder/checks.py", "a").write
 attempt("read another task's folder", lambda: open("OTHER/spec.json").read())
 attempt("write /etc", lambda: open("/etc/autodiff-test", "w").write("x"))
 attempt("write the home folder", lambda: open(os.path.expanduser("~root/x"), "w"))
-attempt("write its own folder", lambda: open("mine.txt", "w").write("x"))
+attempt("write its own folder", lambda: open("WORKDIR/mine.txt", "w").write("x"))
+attempt("write its home", lambda: open(os.path.expanduser("~/a"), "w").write("x"))
+def fill(folder):  # files under the size limit, 300 MiB in all
+    for k in range(5):
+        with open(f"{folder}/part{k}", "wb") as part:
+            part.write(bytes(60 * 2**20))
+attempt("fill its home", lambda: fill("/tmp"))
+attempt("fill shared memory", lambda: fill("/dev/shm"))
 print(json.dumps(done))
 """,
         tmp_path,
     )
-    assert got.pop("write its own folder") == "succeeded"
+    assert got.pop("write its home") == "succeeded"  # /tmp, a bounded tmpfs
     assert all(outcome != "succeeded" for outcome in got.values()), got
     assert not Path("/etc/autodiff-test").exists()
 
@@ -161,7 +171,7 @@ if os.fork() == 0:                       # a detached grandchild that writes lat
     os.setsid()
     if os.fork() == 0:
         time.sleep(3)
-        open("late.txt", "w").write("still here")
+        print("still here", flush=True)  # into the output the grader reads
     os._exit(0)
 print(json.dumps(done))
 """,
@@ -175,7 +185,7 @@ print(json.dumps(done))
     }
     assert got["connect to the machine"] != "succeeded"
     time.sleep(4)
-    assert not (workdir / "late.txt").exists()  # it died with the task
+    assert "still here" not in (workdir / "output.txt").read_text()  # died with it
 
 
 def test_task_code_cannot_exhaust_memory_disk_or_the_process_table(tmp_path):

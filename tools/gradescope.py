@@ -15,6 +15,7 @@ layout, for the tests."""
 
 import argparse
 from pathlib import Path
+import secrets
 import sys
 import zipfile
 
@@ -61,7 +62,11 @@ def build(out):
             info.external_attr = 0o755 << 16  # executable when unpacked
             archive.writestr(info, (SCRIPTS / script).read_text(encoding="utf-8"))
         for path, name in files():
-            archive.write(path, name)
+            if name != "autograder/secret.txt":
+                archive.write(path, name)
+        # a new secret for each autograder: its students' cases cannot be computed
+        # before a submission is graded (autograder.grading.grading_secret)
+        archive.writestr("autograder/secret.txt", secrets.token_hex(32) + "\n")
     return out
 
 

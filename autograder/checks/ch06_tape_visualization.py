@@ -1,7 +1,7 @@
 """The checks of chapter 6, looking at the tape (T12): the statistics of random graphs
 (nodes, edges, depth, the uses of each leaf), each fact against the course's own count,
-toolkit.numbered_stats, made from the numbers Graph gives the nodes as they are built
-(an order in which every node comes after its inputs), so it needs no Tensor."""
+toolkit.numbered_stats, made from the graph's structure as the program that built it
+gives it (toolkit.structure_of: no Tensor, nothing the task's process reports)."""
 
 from autograder.checks.toolkit import (
     built,
@@ -9,6 +9,7 @@ from autograder.checks.toolkit import (
     cases_of,
     numbered_stats,
     random_graphs,
+    structure_of,
 )
 
 
@@ -39,9 +40,7 @@ def graph_stats_cases(rng):
 
     def judge_for(values, program, what):
         def judge(got):
-            graph, root = built(values, program)
-            structure = graph.structure(root, [])
-            expected = numbered_stats(structure["parents"], structure["root"])
+            expected = numbered_stats(*structure_of(len(values), program))
             if set(got) != set(expected):
                 return (
                     f"{what}: expected a dict with keys {sorted(expected)}, got {got}"
