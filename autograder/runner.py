@@ -232,6 +232,15 @@ def main(spec_path):
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 sys.setprofile(None)
+            changed = changed_engine(before)
+            if changed:  # during the case: what it measured is not the engine's
+                write(
+                    case.label,
+                    error=f"the task's code replaced {changed} of the engine while "
+                    "this case ran: a task defines its own names and changes nothing "
+                    "else",
+                )
+                continue
             write(case.label, value=encoded(result))
         except CaseTimeout:
             write(

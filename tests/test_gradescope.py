@@ -93,7 +93,7 @@ def test_an_upload_with_nested_notebooks_is_graded(layout, tmp_path):
     for path in (tmp_path / "edition" / "book").glob("*.ipynb"):
         (upload / path.name).write_bytes(path.read_bytes())
     (layout / "submission" / "__MACOSX").mkdir()
-    (layout / "submission" / "submission_metadata.json").write_text(
+    (layout / "submission_metadata.json").write_text(  # beside the upload, as there
         json.dumps({"users": [{"sid": "s123", "name": "A Student"}]})
     )
     ran = run_autograder(layout)
