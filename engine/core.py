@@ -3,6 +3,7 @@
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+import copy
 import threading
 from typing import Any, TYPE_CHECKING
 
@@ -400,12 +401,15 @@ def tensor_methods(group):
     return group
 
 
+# From book/08_no_grad.ipynb, cell 32 (grown from the version in book/01_tape.ipynb,
+# cell 29).
 @tensor_methods
 class Backward:
-    """The sweep, started from a Tensor."""
+    """The sweep, started from a Tensor; a graph is swept once, unless asked."""
 
-    def backward(self, gradient=None):
-        """Add d self / d leaf to leaf.grad for every leaf that self depends on."""
+    def backward(self, gradient=None, retain_graph=False):
+        """Add d self / d leaf to leaf.grad for every leaf that self depends on. The
+        nodes swept refuse another backward() unless retain_graph=True (as PyTorch)."""
         if not self.requires_grad:
             raise no_graph_error("backward()")
         if gradient is None and self.data.size != 1:
@@ -417,7 +421,7 @@ class Backward:
             seed = np.ones(self.shape)
         else:
             seed = seed_array(gradient, self.shape, "backward()")
-        given = set()            # the arrays already given to a leaf in this sweep
+        given, swept = set(), []   # arrays given to a leaf; the nodes swept
         for node, g in backpropagate(self, seed):
             if node.op is None:
                 total = accumulate(node.grad, g)
@@ -425,8 +429,34 @@ class Backward:
                     total = np.array(total)      # a copy of its own for this leaf
                 node.grad = total
                 given.add(id(total))
+            elif not retain_graph:
+                swept.append(node)
+        for node in swept:
+            node.op = swept_twin(node.op)
 
 
+def swept_twin(op):
+    """op as a swept node holds it: the same op, whose local rules refuse to run."""
+    twin = getattr(op, "twin", None)
+    if twin is None:
+        twin = copy.copy(op)
+        twin.vjps = tuple(refusal(op.name) for _ in op.vjps)
+        op.twin = twin.twin = twin
+    return twin
+
+
+def refusal(name):
+    """A local rule of a swept node: an error that says what to do instead."""
+    def refuse(*args, **params):
+        raise RuntimeError(
+            f"backward(): this graph was already swept by a backward() (at its op "
+            f"{name}), and the engine, as PyTorch, sweeps a graph once: call the first "
+            "backward(retain_graph=True) to sweep it again, or, in a loop that carries "
+            "a Tensor from step to step (a recurrent state), carry its .detach()")
+    return refuse
+
+
+# From book/01_tape.ipynb, cell 29, continued.
 def owned(array):
     """Whether array is a writeable ndarray that owns its memory (not a view)."""
     return type(array) is np.ndarray and array.base is None and array.flags.writeable

@@ -91,7 +91,7 @@ def checkpoint(f: Callable, *inputs: Any) -> Any:
     return Op("checkpoint", segment.forward, *vjps)(*inputs)
 
 
-# From book/12_checkpointing.ipynb, cell 16.
+# From book/12_checkpointing.ipynb, cell 18.
 class ArrayCensus(ModeBlock):
     """A block that counts, in its thread, the arrays that ops return inside Tensors
     (the values a tape can keep): how many are alive (.alive), the most alive at once

@@ -282,7 +282,7 @@ def test_random_programs_match_pytorch(program, seed):
     assert out.shape == tuple(out_t.shape)
     close(out.data, out_t.detach().numpy())
     G = np.random.default_rng(seed).normal(size=out.shape)
-    (out * G).sum().backward()
+    (out * G).sum().backward(retain_graph=True)  # swept again by grad() below
     if out_t.requires_grad:
         (out_t * torch.tensor(G)).sum().backward()
     for x, x_t in zip(xs, xs_t):  # a leaf the sweep never reached has no gradient

@@ -8,7 +8,7 @@ from helpers import assert_gradient
 import numpy as np
 import pytest
 
-from engine.core import backpropagate, no_grad, Tensor
+from engine.core import backpropagate, no_grad, Tensor, topological_order
 from engine.transforms import grad
 
 
@@ -84,18 +84,42 @@ def test_grad_is_none_before_backward_and_leaves_only_after():
     x = Tensor([[1.0, 2.0]])
     assert x.grad is None
     h = x * 3.0
-    h.sum().backward()
+    h.sum().backward(retain_graph=True)  # swept again below
     np.testing.assert_array_equal(x.grad, [[3.0, 3.0]])
     grads = {id(node): g for node, g in backpropagate(h.sum(), 1.0)}
     np.testing.assert_array_equal(grads[id(h)], [[1.0, 1.0]])
 
 
-def test_backward_twice_accumulates():
+def test_backward_twice_needs_retain_graph_and_then_accumulates():
+    """As in PyTorch: a graph is swept once unless the sweep is told to keep it."""
     x = Tensor([1.0, 2.0])
     y = (x * x).sum()
-    y.backward()
+    y.backward(retain_graph=True)
     y.backward()
     np.testing.assert_array_equal(x.grad, [4.0, 8.0])
+    with pytest.raises(RuntimeError, match=r"retain_graph=True.*\.detach\(\)"):
+        y.backward()
+    np.testing.assert_array_equal(x.grad, [4.0, 8.0])  # the refusal added nothing
+
+
+def test_a_recurrent_state_carried_without_detach_is_refused_at_the_next_step():
+    """The quadratic cliff: step t's sweep would walk back through every earlier step;
+    the second step's backward() is refused, and with detach() every step's sweep
+    reaches the same number of nodes."""
+    W = Tensor(np.eye(3) * 0.5)
+    h = Tensor(np.zeros((1, 3)), requires_grad=False)
+    h = (h @ W + 1.0).tanh()
+    (h * h).sum().backward()
+    with pytest.raises(RuntimeError, match="detach"):
+        ((h @ W + 1.0).tanh() ** 2).sum().backward()
+    h, reached = Tensor(np.zeros((1, 3)), requires_grad=False), set()
+    for _ in range(200):
+        h = (h @ W + 1.0).tanh()
+        loss = (h * h).sum()
+        reached.add(len(topological_order(loss)))
+        loss.backward()
+        h = h.detach()
+    assert len(reached) == 1
 
 
 def test_a_gradient_is_not_shared_between_leaves():
