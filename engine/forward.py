@@ -187,15 +187,16 @@ def as_dual(out, tangents):
     return dual
 
 
-def real_array(x, what):
-    """x as a float64 array; a TypeError naming `what` if it is not real numbers."""
+def real_array(x, what, function="jvp"):
+    """x as a float64 array; a TypeError naming `function` and its argument `what` if it
+    is not real numbers."""
     try:
         array = np.asarray(x)
     except ValueError:                  # a ragged list
         array = None
     if array is None or array.dtype.kind not in "biuf":
-        raise TypeError(f"jvp: {what} must be real numbers (an array, a number or a "
-                        f"Tensor), got {type(x).__name__}")
+        raise TypeError(f"{function}: {what} must be real numbers (an array, a number "
+                        f"or a Tensor), got {type(x).__name__}")
     return array.astype(np.float64, copy=False)
 
 

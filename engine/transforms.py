@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import backpropagate, enable_grad, modes, Tensor, value_of
-from engine.forward import Dual, jvp, levels_of
+from engine.forward import Dual, jvp, levels_of, real_array
 
 
 # From book/09_forward_mode.ipynb, cell 38.
@@ -115,14 +115,7 @@ def real_numbers(x, what):
         raise TypeError(f"hvp: the {what} carries a tangent of the jvp around it, "
                         "which hvp's arrays would drop: inside jvp, use "
                         "gradient_of_dual (forward over reverse) instead")
-    try:
-        array = np.asarray(value_of(x))
-    except ValueError:                  # a ragged list
-        array = None
-    if array is None or array.dtype.kind not in "biuf":
-        raise TypeError(f"hvp: the {what} must be real numbers (an array, a number "
-                        f"or a Tensor), got {type(x).__name__}")
-    return array.astype(np.float64, copy=False)
+    return real_array(value_of(x), f"the {what}", "hvp")
 
 
 def scalar_output(out):
