@@ -193,8 +193,8 @@ def test_the_engines_public_api_carries_type_hints():
     """Every function in engine.__all__, and every class's constructor, call and
     user-facing methods, annotates its parameters and its result; `make lint` runs mypy
     over them. (The methods that the chapters attach to Tensor at run time, such as
-    backward and sum, and the mode layers' protocol are written as the chapters write
-    them.)"""
+    backward and sum, are declared for type checkers: the next test; the mode layers'
+    protocol is written as the chapters write it.)"""
     import inspect
 
     import engine
@@ -233,6 +233,43 @@ def test_the_engines_public_api_carries_type_hints():
                 missing.append(f"{label}{signature}")
     assert not missing, missing
     assert seen >= 30
+
+
+def test_what_the_chapters_attach_to_tensor_is_declared_with_type_hints():
+    """Methods reach Tensor at run time (tensor_methods), where a type checker cannot
+    see them: Tensor declares each public one, with its types, for type checkers
+    (`if TYPE_CHECKING:` in engine/core.py), so that mypy checks t.sum(axis=...)
+    and t.backward(...)."""
+    import ast
+
+    from engine import Tensor
+
+    tree = ast.parse((ROOT / "engine" / "core.py").read_text(encoding="utf-8"))
+    tensor = next(
+        n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor"
+    )
+    block = next(
+        n
+        for n in tensor.body
+        if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"
+    )
+    declared = {}
+    for node in block.body:
+        if isinstance(node, ast.FunctionDef):
+            arguments = node.args.args[1:] + node.args.kwonlyargs
+            arguments += [a for a in (node.args.vararg,) if a]
+            typed = node.returns is not None and all(a.annotation for a in arguments)
+            declared[node.name] = typed
+    attached = {  # defined in a chapter's group of methods, not in Tensor itself
+        name
+        for name, member in vars(Tensor).items()
+        if not name.startswith("_")
+        and (callable(member) or isinstance(member, property))
+        and not getattr(member, "fget", member).__qualname__.startswith("Tensor.")
+    }
+    assert attached, "no method attached at run time?"
+    assert attached <= set(declared), attached - set(declared)
+    assert all(declared.values()), [n for n, typed in declared.items() if not typed]
 
 
 def test_the_formatter_leaves_exactly_the_exported_modules_alone():
