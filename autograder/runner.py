@@ -1,10 +1,11 @@
 """The grader's child process: run one task's cases on one engine, write what they
 returned.
 
-    python -m autograder.runner SPEC.json
+    python run_task.py KIT SPEC.json      (the launcher the grader writes into its kit)
 
-SPEC names the engine folder to import, the task, the seed, the file to write (one JSON
-line per case, flushed at once, so that a timeout keeps what finished) and, for a task
+SPEC names the engine folder to import, the task, the seed, the descriptor to write to
+(a file the grader opened: one JSON line per case, flushed at once, so that a timeout
+keeps what finished) and, for a task
 written in a notebook cell that is not part of the engine, that cell's code. Nothing
 here judges: the grader reads the lines and judges them in its own process."""
 
@@ -181,12 +182,7 @@ def main(spec_path):
     if spec.get("cell") is not None:
         last = len(spec["cell"].splitlines())
         regions[spec["cell_origin"]] = [(1, last, spec["cell_origin"])]
-    # the descriptor of a file the grader opened (a path inside the sandbox otherwise)
-    out = (
-        os.fdopen(spec["out_fd"], "w", encoding="utf-8")
-        if "out_fd" in spec
-        else open(spec["out"], "w", encoding="utf-8")
-    )
+    out = os.fdopen(spec["out_fd"], "w", encoding="utf-8")  # a file the grader opened
 
     def write(label, **result):
         out.write(json.dumps({"label": label, **result}) + "\n")

@@ -108,10 +108,16 @@ def test_notebooks_linked_to_the_course_earn_nothing(student):
 
 EXFILTRATE = '''
 def topological_order(root):
-    """Swap output.txt for a symlink to a file of the host, then end the process."""
-    import os
-    os.remove("output.txt")
-    os.symlink("SECRET", "output.txt")
+    """Swap output.txt, in the task's own folder (its spec's), for a link to a file of
+    the host, then end the process."""
+    import os, sys
+    folder = os.path.dirname(sys.argv[-1])
+    try:
+        os.remove(os.path.join(folder, "output.txt"))
+        os.symlink("SECRET", os.path.join(folder, "output.txt"))
+        print("ATTACK done", flush=True)
+    except OSError as error:
+        print(f"ATTACK refused: {error.strerror}", flush=True)
     os._exit(3)
 '''
 
@@ -124,14 +130,21 @@ def test_a_symlinked_output_shows_no_file_of_the_grading_machine(student, tmp_pa
     assert status == 0, printed
     assert total(results) == 0
     assert "KEEP-OUT-7f3a" not in json.dumps(results)
+    assert "ATTACK refused: Read-only file system" in json.dumps(results)
 
 
 FIFO = '''
 def topological_order(root):
-    """Replace results.jsonl by a named pipe that no one will ever write."""
-    import os
-    os.remove("results.jsonl")
-    os.mkfifo("results.jsonl")
+    """Replace results.jsonl, in the task's own folder, by a named pipe that no one
+    will ever write."""
+    import os, sys
+    results = os.path.join(os.path.dirname(sys.argv[-1]), "results.jsonl")
+    try:
+        os.remove(results)
+        os.mkfifo(results)
+        print("ATTACK done", flush=True)
+    except OSError as error:
+        print(f"ATTACK refused: {error.strerror}", flush=True)
     os._exit(0)
 '''
 
@@ -141,14 +154,16 @@ def test_a_fifo_for_results_does_not_hang_the_grader(student):
     results, printed, status = graded(student, "T1", timeout=5, outer=30)
     assert status == 0, "the grader hung: " + printed[-500:]
     assert total(results) == 0
+    assert "ATTACK refused: Read-only file system" in json.dumps(results)
 
 
 DEEP = '''
 def topological_order(root):
-    """One results line nested 100,000 deep."""
-    import json, os
-    with open(json.load(open("spec.json"))["out"], "a") as out:
-        out.write("[" * 100_000 + "]" * 100_000 + "\\n")
+    """One results line nested 100,000 deep, through the runner's own descriptor."""
+    import json, os, sys
+    spec = json.load(open(sys.argv[-1]))
+    os.write(spec["out_fd"], ("[" * 100_000 + "]" * 100_000 + "\\n").encode())
+    print("ATTACK done", flush=True)
     os._exit(0)
 '''
 
@@ -158,6 +173,7 @@ def test_a_deeply_nested_results_line_does_not_crash_the_grader(student):
     results, printed, status = graded(student, "T1,T4")
     assert status == 0 and results is not None, printed[-500:]
     assert total(results) == 0
+    assert "ATTACK done" in json.dumps(results)  # the line was written, and skipped
 
 
 def test_an_upload_cannot_choose_its_identity(student):
@@ -392,15 +408,15 @@ def test_a_task_reaches_neither_the_course_nor_torch_nor_the_network(student):
 FORGED_LINES = '''
 def matmul_vjp_a(g, out, a, b):
     """Write a result line for every case (the runner's own format), then leave."""
-    import json, os
-    import numpy as np
-    spec = json.load(open("spec.json"))
+    import json, os, sys
+    spec = json.load(open(sys.argv[-1]))
     from autograder import checks, tasks
-    with open(spec["out"], "a") as out:
-        for case in checks.cases(tasks.BY_ID["T4"], spec["seed"]):
-            value = {"array": [[1.0]], "dtype": "f", "shape": [1, 1]}
-            for got in ([value, value], value):
-                out.write(json.dumps({"label": case.label, "value": got}) + "\\n")
+    lines = []
+    for case in checks.cases(tasks.BY_ID["T4"], spec["seed"]):
+        value = {"array": [[1.0]], "dtype": "f", "shape": [1, 1]}
+        for got in ([value, value], value):
+            lines.append(json.dumps({"label": case.label, "value": got}) + "\\n")
+    os.write(spec["out_fd"], "".join(lines).encode())
     os._exit(0)
 '''
 
@@ -410,6 +426,7 @@ def test_forged_result_lines_are_judged_in_the_grader(student):
     results, printed, status = graded(student, "T4")
     assert status == 0, printed
     assert total(results) == 0, scores(results)
+    assert "shape (1, 1)" in json.dumps(results)  # the forged values were judged
 
 
 ENDLESS = '''
