@@ -229,7 +229,7 @@ class Op:
         self.elementwise, self.jvps = elementwise, jvps
         self.kink, self.shown_params = kink, shown_params
         self.arity = len(vjps)
-        self.twin: Op | None = None   # this op as swept nodes hold it (made by backward)
+        self.twin: Op | None = None   # as swept nodes hold it (made by backward)
 
     def __call__(self, *inputs: Any, **params: Any) -> "Tensor":
         """Run the forward on the inputs' arrays; if an input is a Tensor, the result is
@@ -379,12 +379,11 @@ def backpropagate(root: Tensor, seed: Any) -> Iterator[tuple[Tensor, Any]]:
             continue
         out, inputs = local_inputs(node, g)
         parents, params = node.parents, node.params   # fixed by the forward pass
-        for i, x in enumerate(node.inputs):
+        for i, (x, vjp) in enumerate(zip(node.inputs, op.vjps)):
             # a parent by identity (`is`; `in` would compare values with ==), the first
             # and last tested first: an op has one or two parents most often
             if x is parents[0] or x is parents[-1] or (
                     isinstance(x, Tensor) and any(x is p for p in parents)):
-                vjp = op.vjps[i]
                 gx = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
                 try:
                     fits = gx.shape == x.shape
