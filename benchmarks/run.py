@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from course.witness import torch_mlp  # noqa: E402
 from engine.core import graph_footprint, no_grad, Tensor  # noqa: E402
 from engine.forward import jvp  # noqa: E402
+from engine.memory import ArrayCensus  # noqa: E402
 from engine.nn import cross_entropy, linear, MLP  # noqa: E402
 from engine.ops import relu  # noqa: E402
 from engine.optim import SGD  # noqa: E402
@@ -57,6 +58,7 @@ ROUNDS = {
     "width sweep": {"quick": (3, 1), "full": (9, 3)},
     "forward mode, spiral": {"quick": (3, 5), "full": (41, 50)},
     "forward mode, Jacobian grid": {"quick": (3, 3), "full": (21, 10)},
+    "census": {"quick": (3, 2), "full": (41, 20)},
 }
 
 
@@ -406,21 +408,62 @@ def width_sweep(quick):
 
 def deep_chain(quick):
     """Seconds per node of backward over chains of n multiplications (after one warm-up
-    chain)."""
+    chain): the fastest of several chains of each length, the one least disturbed by
+    other work on the machine."""
     warm_allocator()
     result = {}
     warm_up = Tensor(np.ones(4))
     (warm_up * 1.0).backward(np.ones(4))
+    repeats = {1_000: 21, 10_000: 7, 100_000: 3}
     for n in [1_000, 10_000] if quick else [1_000, 10_000, 100_000]:
-        x = Tensor(np.ones(4))
-        y = x
-        for _ in range(n):
-            y = y * 1.000001
-        gc.collect()
-        start = time.perf_counter()
-        y.backward(np.ones(4))
-        result[n] = (time.perf_counter() - start) / n
+        times = []
+        for _ in range(repeats[n]):
+            x = Tensor(np.ones(4))
+            y = x
+            for _ in range(n):
+                y = y * 1.000001
+            gc.collect()
+            start = time.perf_counter()
+            y.backward(np.ones(4))
+            times.append((time.perf_counter() - start) / n)
+            del x, y
+        result[n] = min(times)
     return result
+
+
+def chain_pass(n=1_000):
+    """A recorded chain of n multiplications on 4 numbers and its backward pass."""
+    x = Tensor(np.ones(4))
+    y = x
+    for _ in range(n):
+        y = y * 1.000001
+    y.backward(np.ones(4))
+
+
+def census(quick):
+    """Seconds of a spiral training step and of a recorded chain of 1,000 ops with its
+    backward pass, each plain and inside chapter 12's ArrayCensus, interleaved."""
+    warm_allocator()
+    sizes, batch = NETS[SPIRAL]
+    plain, counted = (engine_step(sizes, *problem(sizes, batch)) for _ in range(2))
+
+    def counted_step():
+        with ArrayCensus():
+            counted()
+
+    def counted_chain():
+        with ArrayCensus():
+            chain_pass()
+
+    return interleaved_medians(
+        {
+            "spiral step": plain,
+            "spiral step, census": counted_step,
+            "chain of 1,000 ops": chain_pass,
+            "chain of 1,000 ops, census": counted_chain,
+        },
+        *rounds_for("census", quick),
+    )
 
 
 def jacobian_network(n, m, hidden=32, seed=0):
@@ -577,6 +620,16 @@ def report(results):
             for n, t in results["deep_chain_seconds_per_node"].items()
         },
     )
+    counted = results["census_seconds"]
+    print(
+        "array census / plain:",
+        ", ".join(
+            f"{k} {counted[k + ', census'] / counted[k]:.2f}x"
+            for k in ("spiral step", "chain of 1,000 ops")
+        ),
+        "| load average at start and end:",
+        results["load_average"],
+    )
     forward_mode = results["forward_mode"]
     spiral = forward_mode["spiral_seconds"]
     base = spiral["engine, no_grad"]
@@ -638,6 +691,7 @@ def main(argv=None):
         OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads
     )
 
+    load_at_start = os.getloadavg()
     results = {
         "machine": {
             "python": platform.python_version(),
@@ -658,7 +712,10 @@ def main(argv=None):
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
         "deep_chain_seconds_per_node": in_fresh_process("deep_chain", args.quick),
         "forward_mode": in_fresh_process("forward_mode", args.quick),
+        "census_seconds": in_fresh_process("census", args.quick),
     }
+    # 1, 5 and 15 minute load averages: other work on the machine during the run
+    results["load_average"] = {"start": load_at_start, "end": os.getloadavg()}
     report(results)
     output = args.output or (
         None if args.quick else ROOT / "benchmarks" / "results.json"

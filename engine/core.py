@@ -229,6 +229,7 @@ class Op:
         self.elementwise, self.jvps = elementwise, jvps
         self.kink, self.shown_params = kink, shown_params
         self.arity = len(vjps)
+        self.twin: Op | None = None   # as swept nodes hold it (made by backward)
 
     def __call__(self, *inputs: Any, **params: Any) -> "Tensor":
         """Run the forward on the inputs' arrays; if an input is a Tensor, the result is
@@ -246,13 +247,16 @@ class Op:
                 data = x.data
                 if type(data) is not np.ndarray or data.dtype is not FLOAT64:
                     raise data_error(self, len(arrays), data)
-                editable = data.base is not None or data.flags.writeable
-                if x.requires_grad:
-                    parents.append(x)
-                    if x.op is None and editable:
+                if x.op is not None and x.requires_grad:   # a result on the tape,
+                    parents.append(x)                      # not a leaf to freeze
+                elif data.base is not None or data.flags.writeable:   # editable
+                    if x.requires_grad:
+                        parents.append(x)
                         x.data = data = frozen(data)   # read-only from now on
-                elif editable:
-                    loose.append(len(arrays))
+                    else:
+                        loose.append(len(arrays))
+                elif x.requires_grad:                  # a leaf frozen already
+                    parents.append(x)
                 arrays.append(data)
             elif type(x) is np.ndarray or type(x) in PLAIN_CONSTANTS:
                 if type(x) is np.ndarray:
@@ -370,15 +374,16 @@ def backpropagate(root: Tensor, seed: Any) -> Iterator[tuple[Tensor, Any]]:
     for node in reversed(topological_order(root)):
         g = grads.pop(id(node))
         yield node, g
-        if node.op is None:
+        op = node.op
+        if op is None:
             continue
         out, inputs = local_inputs(node, g)
         parents, params = node.parents, node.params   # fixed by the forward pass
-        for i, (x, vjp) in enumerate(zip(node.inputs, node.op.vjps)):
+        for i, (x, vjp) in enumerate(zip(node.inputs, op.vjps)):
             # a parent by identity (`is`; `in` would compare values with ==), the first
             # and last tested first: an op has one or two parents most often
-            if isinstance(x, Tensor) and (x is parents[0] or x is parents[-1]
-                                          or any(x is p for p in parents)):
+            if x is parents[0] or x is parents[-1] or (
+                    isinstance(x, Tensor) and any(x is p for p in parents)):
                 gx = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
                 try:
                     fits = gx.shape == x.shape
@@ -387,7 +392,8 @@ def backpropagate(root: Tensor, seed: Any) -> Iterator[tuple[Tensor, Any]]:
                                      "not an array", TypeError) from None
                 if not fits:                     # x was broadcast (chapter 3)
                     gx = fitted(node, i, gx, x.shape)
-                grads[id(x)] = accumulate(grads.get(id(x)), gx)
+                key = id(x)
+                grads[key] = accumulate(grads.get(key), gx)
 
 
 def accumulate(total, g):
@@ -401,8 +407,9 @@ def fitted(node, i, gx, shape):
     rule where no broadcasting by the op explains gx's shape: every axis the sum
     would remove (added in front, or stretched from 1) must be one of the output's."""
     lead, out = gx.ndim - len(shape), node.shape
-    summed = [j for j in range(gx.ndim)
-              if j < lead or (shape[j - lead] == 1 and gx.shape[j] != 1)]
+    summed = [] if gx.shape == out else [   # of the output's shape: every axis is
+        j for j in range(gx.ndim)           # one of the output's
+        if j < lead or (shape[j - lead] == 1 and gx.shape[j] != 1)]
     offset = len(out) - gx.ndim
     if offset < 0 or any(gx.shape[j] != out[offset + j] for j in summed):
         raise rule_error(node, i, f"returned a gradient of shape {gx.shape}, which "
@@ -464,12 +471,13 @@ class Backward:
             elif not retain_graph:
                 swept.append(node)
         for node in swept:
-            node.op = swept_twin(node.op)
+            op = node.op
+            node.op = op.twin or swept_twin(op)     # made once per op, then reused
 
 
 def swept_twin(op):
     """op as a swept node holds it: the same op, whose local rules refuse to run."""
-    twin = getattr(op, "twin", None)
+    twin = op.twin
     if twin is None:
         twin = copy.copy(op)
         twin.vjps = tuple(refusal(op.name) for _ in op.vjps)

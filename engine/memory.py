@@ -99,7 +99,8 @@ class ArrayCensus(ModeBlock):
 
     def __init__(self) -> None:
         self.alive = self.peak = self.ops = 0
-        self.watched: set[int] = set()
+        # id of each array alive -> the weak reference that calls died(id) when it goes
+        self.watched: dict[int, weakref.ref] = {}
 
     def changed(self, mode):
         """The same mode, with this census as its outermost layer."""
@@ -113,13 +114,14 @@ class ArrayCensus(ModeBlock):
     def born(self, array):
         """Count an op's result, and watch its array until the last reference goes."""
         self.ops += 1
-        if id(array) not in self.watched:
-            self.watched.add(id(array))
-            weakref.finalize(array, self.died, id(array))
+        key = id(array)
+        if key not in self.watched:
+            self.watched[key] = weakref.ref(array, lambda _, key=key: self.died(key))
             self.alive += 1
-            self.peak = max(self.peak, self.alive)
+            if self.alive > self.peak:
+                self.peak = self.alive
 
     def died(self, key):
         """A watched array was freed."""
-        self.watched.discard(key)
+        del self.watched[key]
         self.alive -= 1

@@ -39,7 +39,9 @@ negative = Op("negative", np.negative,
 # From book/01_tape.ipynb, cell 38.
 def masked_forward(g, mask):
     """g where mask holds, exactly 0 elsewhere, whatever g holds there (inf, NaN)."""
-    return np.where(mask, g, 0.0)
+    if np.isfinite(np.add.reduce(g, axis=None)):  # a finite sum: every entry finite
+        return np.multiply(g, mask)       # then g·1 = g and g·0 = ±0, exactly
+    return np.where(mask, g, 0.0)         # select: slower (chapter 15 measures it)
 
 
 def masked_vjp(g, out, x, mask):
