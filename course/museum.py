@@ -14,7 +14,7 @@ from engine.nn import cross_entropy, MLP
 import engine.ops as ops
 
 
-# From book/04_verification.ipynb, cell 40.
+# From book/04_verification.ipynb, cell 41.
 def missing_transpose(g, out, a, b):
     """matmul's rule for A with B's transpose forgotten: G B instead of G Bᵀ."""
     return ops.matmul_forward(g, b)
@@ -52,7 +52,7 @@ BUGS = {
 }
 
 
-# From book/04_verification.ipynb, cell 42.
+# From book/04_verification.ipynb, cell 43.
 SWEEP_HELPERS = ("topological_order", "unbroadcast", "accumulate")
 
 
@@ -74,7 +74,7 @@ def planted(bug):
         yield
 
 
-# From book/04_verification.ipynb, cell 44.
+# From book/04_verification.ipynb, cell 45.
 def outcome(check):
     """'caught' if the check raises or reports an error above its threshold, else
     'missed'."""

@@ -36,6 +36,8 @@ COPIED = [
     "course/__init__.py",
     "course/export.py",
     "benchmarks/results.json",
+    "benchmarks/results_before.json",
+    "benchmarks/results_guarded.json",
     "benchmarks/transformer.json",
     "requirements.txt",
     "autograder/__init__.py",
