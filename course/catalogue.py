@@ -11,6 +11,8 @@ from engine.core import value_of
 from engine.nn import (
     attention,
     conv2d,
+    conv2d_weight,
+    conv_transpose2d,
     cross_entropy,
     layer_norm,
     linear,
@@ -178,6 +180,20 @@ CONVOLUTION_CASES = [
          lambda x, w: __import__("torch").nn.functional.conv2d(x, w, stride=2)),
     case("max_pool2d", lambda x: max_pool2d(x, 2), [((2, 3, 4, 6),)],
          lambda x: __import__("torch").nn.functional.max_pool2d(x, 2)),
+    # x (2, 2, 5, 4), w (3, 2, 3, 2), stride (2, 1), padding (1, 0): g (2, 3, 3, 3)
+    case("conv_transpose2d", lambda g, w: conv_transpose2d(
+        g, w, stride=(2, 1), padding=(1, 0), shape=(2, 2, 5, 4)),
+         [((2, 3, 3, 3), (3, 2, 3, 2))],
+         lambda g, w: __import__("torch").nn.functional.conv_transpose2d(
+             g, w, stride=(2, 1), padding=(1, 0))),
+    # Σ g[n, o, i, j] x[n, c, 2i + p, j + q]: a convolution of x's channels with g's,
+    # batch as the summed axis, dilated by the stride
+    case("conv2d_weight", lambda x, g: conv2d_weight(
+        x, g, kernel=(3, 2), stride=(2, 1), padding=(1, 0)),
+         [((2, 2, 5, 4), (2, 3, 3, 3))],
+         lambda x, g: __import__("torch").nn.functional.conv2d(
+             __import__("torch").nn.functional.pad(x, (0, 0, 1, 1)).transpose(0, 1),
+             g.transpose(0, 1), dilation=(2, 1)).transpose(0, 1)),
 ]
 OP_CASES = OP_CASES + CONVOLUTION_CASES
 

@@ -6,10 +6,19 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.core import as_float_array, Op, Tensor, value_of, zero_grad
 from engine.forward import aligned, tangents_times, times_tangents
-from engine.ops import broadcast_to, exp, is_integer, matmul_forward, relu, scatter_add
+from engine.ops import (
+    broadcast_to,
+    exp,
+    is_integer,
+    masked,
+    matmul_forward,
+    relu,
+    scatter_add,
+)
 
 
 # From book/04_verification.ipynb, cell 3.
@@ -245,6 +254,184 @@ def window_starts(size, kernel, stride):
     return (np.arange(out) * stride)[:, None] + np.arange(kernel)[None, :]
 
 
+# From book/11_conv2d.ipynb, cell 34.
+def im2col_forward(x, kernel, stride, padding):
+    """The windows of x (..., C, H, W), padded with zeros, as (..., C, kh, kw, OH, OW):
+    entry [c, p, q, i, j] is the padded x[c, s i + p, s j + q]."""
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
+    if ph or pw:
+        *lead, h, w = x.shape
+        padded = np.zeros(tuple(lead) + (h + 2 * ph, w + 2 * pw))
+        padded[..., ph:ph + h, pw:pw + w] = x
+        x = padded
+    # a strided view (..., C, OH, OW, kh, kw): no copy yet
+    windows = sliding_window_view(x, (kh, kw), axis=(-2, -1))[..., ::sh, ::sw, :, :]
+    c = x.ndim - 3
+    axes = tuple(range(c + 1)) + (c + 3, c + 4, c + 1, c + 2)
+    return np.ascontiguousarray(windows.transpose(axes))
+
+
+def col2im_forward(cols, kernel, stride, padding, shape):
+    """im2col's adjoint: every window entry added back to the pixel it was read from,
+    by kh·kw strided slice-adds, then the padding dropped (`shape`: the input's)."""
+    (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
+    (c, h, w), (oh, ow) = shape[-3:], cols.shape[-2:]
+    lead = cols.shape[:cols.ndim - 5]
+    out = np.zeros(lead + (c, h + 2 * ph, w + 2 * pw))
+    for p in range(kh):
+        for q in range(kw):
+            rows = slice(p, p + sh * (oh - 1) + 1, sh)
+            columns = slice(q, q + sw * (ow - 1) + 1, sw)
+            out[..., rows, columns] += cols[..., p, q, :, :]
+    return out[..., ph:ph + h, pw:pw + w]
+
+
+def batches(x_shape, per_image):
+    """Slices of the batch axis, each holding about 4 MB of windows: a block that stays
+    in the processor's cache while it is built and multiplied."""
+    step = max(1, 2**22 // max(8 * per_image, 1))
+    return [slice(start, start + step) for start in range(0, x_shape[0], step)]
+
+
+def conv_forward(x, w, stride, padding):
+    """out[n, o, i, j] = Σ w[o, c, p, q] x[n, c, s i + p, s j + q] (x padded): the
+    windows of a block of images, one matrix product per image."""
+    o, c, kh, kw = w.shape
+    flat = w.reshape(o, c * kh * kw)
+    parts = []
+    for rows in batches(x.shape, c * kh * kw * x.shape[-2] * x.shape[-1]):
+        cols = im2col_forward(x[rows], (kh, kw), stride, padding)
+        n, oh, ow = len(cols), cols.shape[-2], cols.shape[-1]
+        parts.append((flat @ cols.reshape(n, c * kh * kw, oh * ow))
+                     .reshape(n, o, oh, ow))
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def conv_transpose_forward(g, w, stride, padding, shape):
+    """The adjoint of conv_forward in x, of output shape `shape`: each image's windows
+    of g's sums, Wᵀ g, added back by col2im."""
+    o, c, kh, kw = w.shape
+    flat_t = w.reshape(o, c * kh * kw).T
+    out = np.empty(shape)
+    oh, ow = g.shape[-2:]
+    for rows in batches(g.shape, c * kh * kw * oh * ow):
+        n = len(g[rows])
+        cols = (flat_t @ g[rows].reshape(n, o, oh * ow)).reshape(n, c, kh, kw, oh, ow)
+        out[rows] = col2im_forward(cols, (kh, kw), stride, padding,
+                                   (n,) + tuple(shape[1:]))
+    return out
+
+
+def conv_weight_forward(x, g, kernel, stride, padding):
+    """The adjoint of conv_forward in w: Σ over n, i, j of g[n, o, i, j] times the
+    window x[n, c, s i + p, s j + q]."""
+    (kh, kw), c, (o, oh, ow) = kernel, x.shape[1], g.shape[1:]
+    total = np.zeros((o, c * kh * kw))
+    for rows in batches(x.shape, c * kh * kw * oh * ow):
+        cols = im2col_forward(x[rows], kernel, stride, padding)
+        n = len(cols)
+        total += (g[rows].reshape(n, o, oh * ow)
+                  @ cols.reshape(n, c * kh * kw, oh * ow).swapaxes(1, 2)).sum(axis=0)
+    return total.reshape(o, c, kh, kw)
+
+
+# Each of the three is linear in each input, and each rule is another of the three:
+# for T(x, w, g) = Σ g · conv(x, w), conv = dT/dg, conv_transpose = dT/dx and
+# conv_weight = dT/dw, so a rule (the derivative of <G, one of them>) is another.
+def conv_vjp_x(g, out, x, w, stride, padding):
+    """dL/dx = conv_transpose(g, w)."""
+    return conv_transpose2d(g, w, stride=stride, padding=padding, shape=x.shape)
+
+
+def conv_vjp_w(g, out, x, w, stride, padding):
+    """dL/dw = conv_weight(x, g)."""
+    return conv2d_weight(x, g, kernel=tuple(w.shape[2:]), stride=stride,
+                         padding=padding)
+
+
+def conv_jvp_x(t, out, x, w, stride, padding):
+    """conv(dx, w): the k directions folded into the batch."""
+    k = t.shape[0]
+    folded = t.reshape((k * x.shape[0],) + tuple(x.shape[1:]))
+    return conv2d_op(folded, w, stride=stride, padding=padding).reshape(
+        (k,) + out.shape)
+
+
+def conv_jvp_w(t, out, x, w, stride, padding):
+    """conv(x, dw): the k directions folded into the output channels."""
+    k, o = t.shape[0], w.shape[0]
+    folded = t.reshape((k * o,) + tuple(w.shape[1:]))
+    spread = conv2d_op(x, folded, stride=stride, padding=padding)
+    return spread.reshape((out.shape[0], k) + out.shape[1:]).transpose(1, 0, 2, 3, 4)
+
+
+def transpose_vjp_g(gx, out, g, w, stride, padding, shape):
+    """d/dg of <gx, conv_transpose(g, w)> = conv(gx, w)."""
+    return conv2d_op(gx, w, stride=stride, padding=padding)
+
+
+def transpose_vjp_w(gx, out, g, w, stride, padding, shape):
+    """d/dw of <gx, conv_transpose(g, w)> = conv_weight(gx, g)."""
+    return conv2d_weight(gx, g, kernel=tuple(w.shape[2:]), stride=stride,
+                         padding=padding)
+
+
+def transpose_jvp_g(t, out, g, w, stride, padding, shape):
+    """conv_transpose(dg, w), the directions folded into the batch."""
+    k, n = t.shape[0], g.shape[0]
+    folded = t.reshape((k * n,) + tuple(g.shape[1:]))
+    return conv_transpose2d(folded, w, stride=stride, padding=padding,
+                            shape=(k * n,) + tuple(shape[1:])).reshape(
+        (k,) + tuple(shape))
+
+
+def transpose_jvp_w(t, out, g, w, stride, padding, shape):
+    """conv_transpose(g, dw), the directions folded into the input channels."""
+    k, (o, c, kh, kw) = t.shape[0], w.shape
+    folded = t.transpose(1, 0, 2, 3, 4).reshape(o, k * c, kh, kw)
+    n, _, h, width = shape
+    spread = conv_transpose2d(g, folded, stride=stride, padding=padding,
+                              shape=(n, k * c, h, width))
+    return spread.reshape(n, k, c, h, width).transpose(1, 0, 2, 3, 4)
+
+
+def weight_vjp_x(gw, out, x, g, kernel, stride, padding):
+    """d/dx of <gw, conv_weight(x, g)> = conv_transpose(g, gw)."""
+    return conv_transpose2d(g, gw, stride=stride, padding=padding, shape=x.shape)
+
+
+def weight_vjp_g(gw, out, x, g, kernel, stride, padding):
+    """d/dg of <gw, conv_weight(x, g)> = conv(x, gw)."""
+    return conv2d_op(x, gw, stride=stride, padding=padding)
+
+
+def weight_jvp_x(t, out, x, g, kernel, stride, padding):
+    """conv_weight(dx, g), the directions folded into the channels."""
+    k, (n, c, h, width) = t.shape[0], x.shape
+    folded = t.transpose(1, 0, 2, 3, 4).reshape(n, k * c, h, width)
+    spread = conv2d_weight(folded, g, kernel=kernel, stride=stride, padding=padding)
+    o = out.shape[0]
+    return spread.reshape((o, k, c) + tuple(kernel)).transpose(1, 0, 2, 3, 4)
+
+
+def weight_jvp_g(t, out, x, g, kernel, stride, padding):
+    """conv_weight(x, dg), the directions folded into the output channels."""
+    k, (n, o, oh, ow) = t.shape[0], g.shape
+    folded = t.transpose(1, 0, 2, 3, 4).reshape(n, k * o, oh, ow)
+    spread = conv2d_weight(x, folded, kernel=kernel, stride=stride, padding=padding)
+    return spread.reshape((k,) + out.shape)
+
+
+conv2d_op = Op("conv2d", conv_forward, conv_vjp_x, conv_vjp_w,
+               jvps=(conv_jvp_x, conv_jvp_w), shown_params=("stride", "padding"))
+conv_transpose2d = Op("conv_transpose2d", conv_transpose_forward, transpose_vjp_g,
+                      transpose_vjp_w, jvps=(transpose_jvp_g, transpose_jvp_w),
+                      shown_params=("stride", "padding"))
+conv2d_weight = Op("conv2d_weight", conv_weight_forward, weight_vjp_x, weight_vjp_g,
+                   jvps=(weight_jvp_x, weight_jvp_g),
+                   shown_params=("stride", "padding"))
+
+
 def conv2d(x: Any, w: Any, b: Any = None, stride: int | tuple[int, int] = 1,
            padding: int | tuple[int, int] = 0) -> Tensor:
     """2-D convolution (cross-correlation) in PyTorch's layout: x (N, C, H, W),
@@ -263,22 +450,76 @@ def conv2d(x: Any, w: Any, b: Any = None, stride: int | tuple[int, int] = 1,
     if min(w.shape) < 1:       # as PyTorch: an empty kernel convolves nothing
         raise ValueError(f"conv2d: w {w.shape} must have at least one output channel, "
                          "one input channel and a kernel of at least 1 x 1")
-    sh, sw = pair("conv2d", "stride", stride, 1)
-    padding = pair("conv2d", "padding", padding, 0)
-    o, _, kh, kw = w.shape
+    steps = pair("conv2d", "stride", stride, 1)
+    pads = pair("conv2d", "padding", padding, 0)
+    o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     if b is not None and np.shape(value_of(b)) != (o,):
         raise ValueError(f"conv2d: the bias must have shape ({o},), one per output "
                          f"channel of w {w.shape}, got shape {np.shape(value_of(b))}")
-    x = zero_pad(x, padding)
-    n, c, h, width = x.shape
-    rows, cols = window_starts(h, kh, sh), window_starts(width, kw, sw)
-    # (N, C, OH, OW, kh, kw)
-    patches = x[:, :, rows[:, None, :, None], cols[None, :, None, :]]
-    patches = patches.transpose(0, 2, 3, 1, 4, 5).reshape(n, len(rows), len(cols),
-                                                          c * kh * kw)
-    # (N, O, OH, OW)
-    out = (patches @ w.reshape(o, c * kh * kw).T).transpose(0, 3, 1, 2)
+    for size, kernel, pad in zip(x.shape[2:], (kh, kw), pads):
+        if size + 2 * pad < kernel:
+            raise ValueError(f"conv2d: a kernel of {kernel} does not fit in a (padded) "
+                             f"size of {size + 2 * pad}")
+    out = conv2d_op(x, w, stride=steps, padding=pads)
     return out if b is None else out + as_tensor(b).reshape(o, 1, 1)
+
+
+def pool_windows(x, size):
+    """x (..., H, W) as (..., H/size, size, W/size, size): each window on two axes."""
+    *lead, h, w = x.shape
+    return x.reshape(tuple(lead) + (h // size, size, w // size, size))
+
+
+def max_pool2d_forward(x, size):
+    """The maximum of each window: the entrywise maximum of size² strided views."""
+    out = x[..., ::size, ::size]
+    for p, q in np.ndindex(size, size):
+        if p or q:
+            out = np.maximum(out, x[..., p::size, q::size])    # NaN wins, as in np.max
+    return out
+
+
+def pool_winners(x, out, size):
+    """Which entries of each window attain its maximum, and the share of g each
+    receives: 1/(number of tied winners), NaN in a window whose maximum is NaN."""
+    windows = pool_windows(value_of(x), size)
+    maxima = value_of(out)[..., :, None, :, None]
+    winners = windows == maxima
+    nan = np.isnan(maxima)
+    if np.count_nonzero(winners) == maxima.size and not nan.any():
+        return winners, winners, winners        # one winner per window: the mask
+    share = winners / winners.sum(axis=(-3, -1), keepdims=True)
+    return winners, share, winners | nan
+
+
+def max_pool2d_vjp(g, out, x, size):
+    """g to the winner of each window; tied winners share it (as max's rule does)."""
+    winners, share, mask = pool_winners(x, out, size)
+    *lead, oh, ow = g.shape
+    spread = broadcast_to(g.reshape(tuple(lead) + (oh, 1, ow, 1)), shape=winners.shape)
+    if share is not winners:
+        spread = spread * share
+    return masked(spread, mask=mask).reshape(x.shape)   # d max/dx: 1/ties or 0
+
+
+def max_pool2d_jvp(t, out, x, size):
+    """The winner's tangent; tied winners share it, as in max's forward rule."""
+    winners, share, _ = pool_winners(x, out, size)
+    picked = pool_windows(t, size)
+    if share is not winners:
+        picked = picked * share
+    return masked(picked, mask=winners).sum(axis=(-3, -1))
+
+
+def pool_ties(node):
+    """Which entries of a max_pool2d's input attain their window's maximum: where they
+    tie, it bends."""
+    x = node.arrays[0]
+    return pool_winners(x, node.data, node.params["size"])[0].reshape(x.shape)
+
+
+max_pool2d_op = Op("max_pool2d", max_pool2d_forward, max_pool2d_vjp,
+                   jvps=(max_pool2d_jvp,), kink=pool_ties, shown_params=("size",))
 
 
 def max_pool2d(x: Any, size: int = 2) -> Tensor:
@@ -291,20 +532,16 @@ def max_pool2d(x: Any, size: int = 2) -> Tensor:
         raise TypeError(f"max_pool2d: size must be an int, got {size!r}")
     if size < 1:
         raise ValueError(f"max_pool2d: size must be at least 1, got {size}")
-    if x.ndim == 3:
-        out = max_pool2d(x.reshape((1,) + x.shape), size)
-        return out.reshape(out.shape[1:])
-    if x.ndim != 4:
+    if x.ndim not in (3, 4):
         raise ValueError(f"max_pool2d needs x of shape (N, C, H, W) or (C, H, W), "
                          f"got shape {x.shape}")
-    n, c, h, w = x.shape
-    if h % size or w % size:
+    if x.shape[-2] % size or x.shape[-1] % size:
         raise ValueError(f"max_pool2d({size}) needs H and W divisible by {size}, "
                          f"got shape {x.shape}")
-    return x.reshape(n, c, h // size, size, w // size, size).max(axis=(3, 5))
+    return max_pool2d_op(x, size=int(size))
 
 
-# From book/11_conv2d.ipynb, cell 40.
+# From book/11_conv2d.ipynb, cell 48.
 def avg_pool2d_forward(x, size):
     """Means over non-overlapping size × size windows of the last two axes."""
     *lead, h, w = x.shape

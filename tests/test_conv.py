@@ -214,3 +214,89 @@ def test_conv2d_and_max_pool2d_misuse_is_named(call, error, match):
     x, w = Tensor(np.ones((1, 2, 6, 6))), Tensor(np.ones((3, 2, 3, 3)))
     with pytest.raises(error, match=match):
         call(x, w)
+
+
+@settings(max_examples=examples(ci=10))
+@given(
+    n=st.integers(1, 2),
+    c=st.integers(1, 2),
+    o=st.integers(1, 2),
+    h=st.integers(3, 6),
+    w=st.integers(3, 6),
+    kh=st.integers(1, 3),
+    kw=st.integers(1, 3),
+    stride=st.sampled_from([1, 2, (2, 1)]),
+    padding=st.sampled_from([0, 1, (1, 0)]),
+)
+def test_the_convolution_ops_in_every_column_for_any_geometry(
+    n, c, o, h, w, kh, kw, stride, padding
+):
+    # conv2d, conv_transpose2d and conv2d_weight, each the others' local rules: values,
+    # gradients, forward mode and second derivatives against PyTorch
+    import torch.nn.functional as F
+
+    from course.catalogue import case
+    from course.witness import jvp_torch_error
+    from engine.nn import conv2d_weight, conv_transpose2d
+
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    ph, pw = (padding, padding) if isinstance(padding, int) else padding
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
+    x_shape, w_shape, g_shape = (n, c, h, w), (o, c, kh, kw), (n, o, oh, ow)
+    extra = (h + 2 * ph - kh) % sh, (w + 2 * pw - kw) % sw
+    cases = [
+        case(
+            "conv2d",
+            lambda x, k: conv2d(x, k, stride=stride, padding=padding),
+            [(x_shape, w_shape)],
+            lambda x, k: F.conv2d(x, k, stride=stride, padding=padding),
+        ),
+        case(
+            "conv_transpose2d",
+            lambda g, k: conv_transpose2d(
+                g, k, stride=(sh, sw), padding=(ph, pw), shape=x_shape
+            ),
+            [(g_shape, w_shape)],
+            lambda g, k: F.conv_transpose2d(
+                g, k, stride=stride, padding=padding, output_padding=extra
+            ),
+        ),
+        case(
+            "conv2d_weight",
+            lambda x, g: conv2d_weight(
+                x, g, kernel=(kh, kw), stride=(sh, sw), padding=(ph, pw)
+            ),
+            [(x_shape, g_shape)],
+            lambda x, g: F.conv2d(
+                F.pad(x, (pw, pw, ph, ph)).transpose(0, 1),
+                g.transpose(0, 1),
+                dilation=(sh, sw),
+            )[:, :, :kh, :kw].transpose(0, 1),
+        ),
+    ]
+    for each in cases:
+        shapes = each.shapes[0]
+        assert torch_error(each, shapes) <= 1e-13, each.name
+        assert jvp_torch_error(each, shapes) <= 1e-13, each.name
+        assert second_order_torch_error(each, shapes) <= 1e-13, each.name
+
+
+def test_max_pool2d_is_one_op_whose_rule_shares_ties_as_max_does():
+    from engine.core import topological_order
+
+    x0 = np.array([[[[1.0, 2.0, 0.0, 0.0], [2.0, 0.5, 0.0, -1.0]]]])
+    third = 5.0 * (1 / 3)  # g = 5 times the share of three tied winners
+    G = np.array([[[[3.0, 5.0]]]])
+    x, reference = Tensor(x0), Tensor(x0)
+    out = max_pool2d(x, 2)
+    out.backward(G)
+    reshaped = reference.reshape(1, 1, 1, 2, 2, 2).max(axis=(3, 5))
+    reshaped.backward(G)
+    assert [node.op.name for node in topological_order(out) if node.op] == [
+        "max_pool2d"
+    ]
+    np.testing.assert_array_equal(out.data, reshaped.data)
+    np.testing.assert_array_equal(x.grad, reference.grad)
+    np.testing.assert_array_equal(
+        x.grad[0, 0], [[0, 1.5, third, third], [1.5, 0, third, 0]]
+    )
