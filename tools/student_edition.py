@@ -38,6 +38,7 @@ COPIED = [
     "benchmarks/results.json",
     "benchmarks/results_before.json",
     "benchmarks/results_guarded.json",
+    "benchmarks/conv.json",
     "benchmarks/transformer.json",
     "requirements.txt",
     "autograder/__init__.py",
