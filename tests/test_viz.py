@@ -123,3 +123,23 @@ def test_a_long_recurrence_is_drawn_without_a_hub():
         and dot.source.count("(used 201x)") == 201
     )
     assert dot.pipe(format="svg").decode().count('class="node"') > 600
+
+
+def test_the_chapter_map_on_disk_is_the_one_its_script_draws():
+    """book/images/chapter_map.dot is tools/chapter_map.py's output, legend included,
+    and names every chapter of the book's table of contents up to 14."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "chapter_map", root / "tools" / "chapter_map.py"
+    )
+    chapter_map = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(chapter_map)
+    source = chapter_map.chapter_map().source
+    assert (root / "book" / "images" / "chapter_map.dot").read_text() == source
+    assert "cluster_legend" in source
+    assert all(f'BGCOLOR="{fill}"' in source for fill, _ in chapter_map.PARTS.values())
+    toc = (root / "_toc.yml").read_text()
+    assert all(f"book/{n:02d}_" in toc for n in chapter_map.CHAPTERS)
