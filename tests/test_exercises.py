@@ -308,3 +308,20 @@ def test_a_rule_written_with_the_engines_ops_gets_no_hint():
     op, arrays = square_with(lambda g, out, x: 2 * g * x), [np.ones(3)]
     assert second_sweep_problems(op, arrays, "case 0") == []
     assert rule_problems(op, arrays, "case 0", Tensor) == []
+
+
+def test_a_rule_that_returns_the_wrong_shape_is_reported_as_the_error_it_is():
+    """g of shape (3, 4) returned as the gradient of a of shape (3,): the sweep's own
+    error, named as it is, with no word of NumPy."""
+    from course.exercises import second_sweep_problems
+    from engine import Op
+
+    op = Op(
+        "outer",
+        np.outer,
+        lambda g, out, a, b: g,  # wrong: should be G b
+        lambda g, out, a, b: a @ g,  # d(a bᵀ)/db: aᵀ G
+    )
+    (problem,) = second_sweep_problems(op, [np.ones(3), np.ones(4)], "case 0")
+    assert "raised ValueError" in problem and "shape (3, 4)" in problem, problem
+    assert USE_OPS not in problem and "not written with Tensors" not in problem
