@@ -454,8 +454,8 @@ def second_sweep_problems(f, arrays, label):
         return [error_on_tensors(where, error)]
     if given:
         kinds = sorted({kind_of(g) for g in given})
-        return [f"{label}, the local rules, run on Tensors, gave {' and '.join(kinds)}, "
-                f"not a Tensor: {return_hint(given[0])}"]
+        return [f"{label}, the local rules, run on Tensors, gave "
+                f"{' and '.join(kinds)}, not a Tensor: {return_hint(given[0])}"]
     return []
 
 
