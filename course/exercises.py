@@ -4,9 +4,12 @@
 # Do not edit: change the notebook cell and run `python -m course.export`.
 
 from functools import partial
+from pathlib import Path
+from traceback import extract_tb, walk_tb
 
 import numpy as np
 
+import course
 from course.data import spiral
 from course.museum import BUGS, planted
 from course.verification import (
@@ -17,7 +20,8 @@ from course.verification import (
     second_order_error,
 )
 from course.witness import jvp_torch_error, second_order_torch_error, torch_error
-from engine.core import backpropagate, Tensor
+import engine
+from engine.core import backpropagate, Tensor, topological_order
 from engine.forward import jvp
 from engine.nn import cross_entropy, MLP
 
@@ -337,23 +341,71 @@ def said(error):
     return f"{type(error).__name__}: {error}" + "".join(f" ({h})" for h in hints)
 
 
+NUMPY = Path(np.__file__).parent
+OURS = (Path(engine.__file__).parent, Path(course.__file__).parent)
+USE_OPS = ("use the engine's ops, not NumPy's functions, so that chapter 10 can "
+           "differentiate it again")
+
+
+def numpy_was_given_a_tensor(error):
+    """How `error` shows that NumPy was handed a Tensor, as a phrase ("" if it does
+    not): NumPy's refusal of a Tensor in a ufunc, or an error raised inside a NumPy
+    function that the reader's code called (not the engine's)."""
+    if "does not support ufuncs" in str(error) or "__array_ufunc__" in str(error):
+        return "a NumPy ufunc was given a Tensor"
+    frames = extract_tb(error.__traceback__)
+    for caller, frame in zip(frames, frames[1:]):
+        if Path(frame.filename).is_relative_to(NUMPY):
+            if any(Path(caller.filename).is_relative_to(ours) for ours in OURS):
+                return ""
+            return f"NumPy's {frame.name}() was called on a Tensor"
+    return ""
+
+
+def error_on_tensors(where, error):
+    """The report of an error that a local rule raised on Tensors: the hint to use the
+    engine's ops only when NumPy was handed a Tensor, else the error as it is."""
+    told = f"{type(error).__name__}: {error}"
+    evidence = numpy_was_given_a_tensor(error)
+    if evidence:
+        return f"{where}: not written with Tensors ({evidence}: {told}): {USE_OPS}"
+    return f"{where}, run on Tensors (chapter 10's recorded sweep), raised {told}"
+
+
+def kind_of(result):
+    """What a local rule gave instead of a Tensor, in words."""
+    if isinstance(result, np.ndarray):
+        return f"a NumPy array ({result.dtype})"
+    if isinstance(result, np.generic):
+        return f"a NumPy scalar ({type(result).__name__})"
+    return f"a {type(result).__name__}"
+
+
+def return_hint(result):
+    """What to do about a rule that gave `result`, not a Tensor, on Tensors."""
+    if isinstance(result, (np.ndarray, np.generic)):
+        return USE_OPS
+    return "a rule must compute its result from g, out and the inputs"
+
+
 def rule_problems(op, arrays, label, tensor):
     """The problems with running each local rule of `op` on Tensors (as chapter 10's
-    recorded sweep does): a rule must use the engine's ops, not NumPy functions."""
+    recorded sweep does). Only a rule that handed NumPy a Tensor, or returned NumPy's
+    arrays, is told to use the engine's ops; any other error is reported as it is."""
     tensors = [tensor(a) for a in arrays]
     out = op(*tensors)
     g = tensor(np.ones(np.shape(out.data)), requires_grad=False)
     problems = []
     for i, rule in enumerate(op.vjps):
+        where = f"{label}, the local rule for input {i}"
         try:
             result = rule(g, out, *tensors)
-            if not isinstance(result, tensor):
-                raise TypeError(f"it returned a {type(result).__name__}")
         except Exception as error:
-            told = f"{type(error).__name__}: {error}"
-            problems.append(f"{label}, the local rule for input {i} does not run on "
-                            f"Tensors ({told}): use the engine's ops, not NumPy's "
-                            "functions, so that chapter 10 can differentiate it again")
+            problems.append(error_on_tensors(where, error))
+            continue
+        if not isinstance(result, tensor):
+            problems.append(f"{where}, run on Tensors, returned {kind_of(result)}, "
+                            f"not a Tensor: {return_hint(result)}")
     return problems
 
 
@@ -379,21 +431,31 @@ def vjp_problems(f, arrays, label, tensor=Tensor):
 def second_sweep_problems(f, arrays, label):
     """The problem, if any, with running f's local rules on Tensors, as chapter 10's
     grad(..., create_graph=True) does (here with chapter 1's sweep and a Tensor seed, so
-    that the check needs no later chapter): a rule must use the engine's ops, not
-    NumPy's functions, and so give a Tensor."""
+    that the check needs no later chapter): each rule must give a Tensor. An error is
+    reported as it is, with the hint to use the engine's ops only when it shows NumPy
+    handed a Tensor."""
     tensors = [Tensor(a) for a in arrays]
+    rules = {}                                # a rule's code -> (op, input)
     try:
         out = f(*tensors).sum()
+        for node in topological_order(out):
+            for i, rule in enumerate(node.op.vjps if node.op else ()):
+                code = getattr(rule, "__code__", None)
+                rules.setdefault(code, (node.op.name, i))
         seed = Tensor(np.ones(out.shape), requires_grad=False)
         wanted = {id(t) for t in tensors}
-        kinds = {type(g).__name__ for node, g in backpropagate(out, seed)
-                 if id(node) in wanted and not isinstance(g, Tensor)}
-        if kinds:
-            raise TypeError(f"they gave {', '.join(sorted(kinds))}, not Tensors")
+        given = [g for node, g in backpropagate(out, seed)
+                 if id(node) in wanted and not isinstance(g, Tensor)]
     except Exception as error:
-        return [f"{label}, the local rules do not run on Tensors ({said(error)}): use "
-                "the engine's ops, not NumPy's functions, so that chapter 10 can "
-                "differentiate them again"]
+        raised = [rules[frame.f_code] for frame, _ in walk_tb(error.__traceback__)
+                  if frame.f_code in rules]
+        where = (f"{label}, the local rule of {raised[-1][0]} for input "
+                 f"{raised[-1][1]}" if raised else f"{label}, the local rules")
+        return [error_on_tensors(where, error)]
+    if given:
+        kinds = sorted({kind_of(g) for g in given})
+        return [f"{label}, the local rules, run on Tensors, gave "
+                f"{' and '.join(kinds)}, not a Tensor: {return_hint(given[0])}"]
     return []
 
 

@@ -138,8 +138,8 @@ class Adam(Optimizer):
 
 # From book/07_adam.ipynb, cell 26.
 class AdamW(Adam):
-    """Adam with decoupled weight decay (Loshchilov & Hutter, 2019), as
-    torch.optim.AdamW: every parameter shrinks towards 0 before Adam's step."""
+    """Adam with decoupled weight decay (Loshchilov & Hutter, 2019) in PyTorch's form,
+    torch.optim.AdamW's: every parameter shrinks towards 0 before Adam's step."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
                  weight_decay=1e-2):

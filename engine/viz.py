@@ -26,6 +26,10 @@ def use_available_dot():
     return None
 
 
+# Okabe and Ito's colour-blind-safe palette: sky blue for leaves, yellow for ops
+LEAF, OP = "#56B4E9", "#F0E442"
+
+
 def summary(array):
     """A short text for an array: the number for a scalar, else its mean and range."""
     array = np.asarray(array)
@@ -52,15 +56,42 @@ def uses(nodes):
     return counts
 
 
+def legend_label(kinds, max_uses):
+    """A Graphviz HTML table with a row for each kind of node in `kinds`: a sample,
+    drawn as draw draws that kind, and what it is."""
+    rows = {
+        "root": ('BORDER="2" STYLE="rounded"', "root", "the Tensor drawn"),
+        "leaf": (f'BGCOLOR="{LEAF}" BORDER="1" STYLE="rounded"', "leaf",
+                 "a Tensor you made,<BR/>that needs a gradient"),
+        "result": ('BORDER="1" STYLE="rounded"', "result", "computed by an op"),
+        "op": (f'BGCOLOR="{OP}" BORDER="1"', "op", "an op (an ellipse)"),
+        "folded": (f'BGCOLOR="{OP}" BORDER="1"', "op<BR/>W",
+                   "an op, with the leaves<BR/>it uses folded in"),
+        "constant": ('BORDER="1" COLOR="gray60"',
+                     '<FONT COLOR="gray40">constant</FONT>',
+                     "an input that needs<BR/>no gradient"),
+        "copy": ('BORDER="1" STYLE="dashed,rounded"', "(used nx)",
+                 f"used by more than {max_uses} ops:<BR/>drawn at each use"),
+        "cut": ("", "...", "more graph, beyond<BR/>max_depth"),
+        "arrows": ("", "arrows", "data flows along them,<BR/>gradients against them"),
+    }
+    cells = "".join(f'<TR><TD {rows[k][0]}>{rows[k][1]}</TD>'
+                    f'<TD ALIGN="LEFT" BALIGN="LEFT">{rows[k][2]}</TD></TR>'
+                    for k in rows if k in kinds)
+    return ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="2">'
+            f"{cells}</TABLE>>")
+
+
 def draw(root, names=None, values=False, grads=False, order=False,
-         collapse_leaves=False, max_depth=None, rankdir="TB", max_uses=3):
+         collapse_leaves=False, max_depth=None, rankdir="TB", max_uses=3, legend=True):
     """The graph that produced `root` as a graphviz.Digraph, data along the edges.
 
     Top to bottom by default: a browser shrinks a picture wider than its column, labels
     included, and a long graph laid out left to right soon is. A Tensor used by more
     than `max_uses` ops (a recurrent weight, a residual stream) is drawn again, dashed,
     beside each op that uses it: one box with an edge to every step of a long loop
-    makes Graphviz take minutes."""
+    makes Graphviz take minutes. With `legend`, a table beside the graph says what
+    each kind of node drawn is."""
     if not isinstance(root, Tensor):
         raise TypeError(f"draw: root must be a Tensor, got {type(root).__name__}")
     use_available_dot()
@@ -82,6 +113,7 @@ def draw(root, names=None, values=False, grads=False, order=False,
                            node_attr={"fontname": "Helvetica", "fontsize": "10",
                                       "height": "0.3", "margin": "0.16,0.03"},
                            edge_attr={"arrowsize": "0.6"})
+    kinds = {"arrows"}                         # what the legend must explain
     for node in nodes:
         key = id(node)
         if key not in shown or key in folded or key in repeated and node.op is None:
@@ -96,9 +128,12 @@ def draw(root, names=None, values=False, grads=False, order=False,
             lines.append(f"grad {summary(gradient[key])}")
         if order:
             lines.append(f"backward visits #{visit[key]}")
-        leaf_color = "lightblue" if node.op is None else "white"
+        kinds.add("leaf" if node.op is None else "result")
+        emphasis = {"penwidth": "2"} if node is root else {}
+        kinds.update(["root"] if node is root else [])
         dot.node(f"t{number[key]}", "\n".join(lines), shape="box",
-                 style="filled,rounded", fillcolor=leaf_color)
+                 style="filled,rounded", fillcolor=LEAF if node.op is None else "white",
+                 **emphasis)
         if node.op is None:
             continue
         op_name = f"o{number[key]}"
@@ -108,8 +143,9 @@ def draw(root, names=None, values=False, grads=False, order=False,
         params = ", ".join(f"{k}={node.params[k]}" for k in node.op.shown_params
                            if node.params.get(k) is not None)
         title = node.op.name + (f"({params})" if params else "")
+        kinds.update(["op"] + ["folded"] * bool(folded_inputs))
         dot.node(op_name, "\n".join([title] + folded_inputs),
-                 shape="ellipse", style="filled", fillcolor="lightyellow")
+                 shape="ellipse", style="filled", fillcolor=OP)
         dot.edge(op_name, f"t{number[key]}")
         for i, x in enumerate(node.inputs):
             if isinstance(x, Tensor) and id(x) in number:
@@ -119,14 +155,16 @@ def draw(root, names=None, values=False, grads=False, order=False,
                     copy = f"r{number[key]}_{i}"
                     shape = "x".join(map(str, x.shape)) or "scalar"
                     label = names.get(id(x), f"#{number[id(x)]} {shape}")
+                    kinds.add("copy")
                     dot.node(copy, f"{label}\n(used {used[id(x)]}x)", shape="box",
                              style="filled,rounded,dashed",
-                             fillcolor="lightblue" if x.op is None else "white")
+                             fillcolor=LEAF if x.op is None else "white")
                     dot.edge(copy, op_name)
                     continue
                 source = (f"t{number[id(x)]}" if id(x) in shown
                           else f"cut{number[id(x)]}")
                 if id(x) not in shown:
+                    kinds.add("cut")
                     dot.node(source, "...", shape="plaintext")
                 dot.edge(source, op_name)
             else:
@@ -134,7 +172,14 @@ def draw(root, names=None, values=False, grads=False, order=False,
                 value = np.asarray(value_of(x))
                 text = ("x".join(map(str, value.shape)) if value.shape
                         else f"{value.item():.3g}")
+                kinds.add("constant")
                 dot.node(constant, f"constant\n{text}", shape="note",
                          fontcolor="gray40", color="gray60")
                 dot.edge(constant, op_name, color="gray60")
+    if legend:
+        with dot.subgraph(name="cluster_legend") as box:
+            box.attr(label="legend", fontname="Helvetica", fontsize="9",
+                     color="gray70", style="rounded", margin="12")
+            box.node("legend", legend_label(kinds, max_uses), shape="plaintext",
+                     fontsize="9", margin="0")
     return dot

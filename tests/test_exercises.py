@@ -14,6 +14,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 
@@ -212,3 +213,115 @@ def test_a_chapters_checker_needs_no_later_task(
                     monkeypatch.setattr(module, later, stub)
     printed = run(notebook, label)
     assert "✓" in printed and "✗" not in printed, printed
+
+
+# Local rules that fail on Tensors, each with the hint its report must give (or not).
+# The hint to use the engine's ops belongs only to a rule that hands NumPy a Tensor or
+# returns NumPy's arrays; a shape mistake is reported as the error it is.
+USE_OPS = "use the engine's ops, not NumPy's functions"
+
+
+def outer_with_a_broadcasting_mistake():
+    """np.outer with a rule for b that multiplies g (3, 4) by a (3,): no broadcast."""
+    from engine import Op
+
+    return Op(
+        "outer",
+        np.outer,
+        lambda g, out, a, b: g @ b,  # d(a bᵀ)/da: G b
+        lambda g, out, a, b: g * a,  # wrong: should be aᵀ G
+    )
+
+
+def array_of(value):
+    """The array inside a Tensor (what `.data` gives), or the array itself."""
+    from engine import Tensor
+
+    return value.data if isinstance(value, Tensor) else value
+
+
+def square_with(rule):
+    from engine import Op
+
+    return Op("square", np.square, rule)
+
+
+NUMPY_RULES = {
+    "a ufunc on a Tensor": (
+        lambda g, out, x: 2 * g * np.multiply(x, 1.0),
+        "a NumPy ufunc was given a Tensor",
+    ),
+    "np.sum on a Tensor": (
+        lambda g, out, x: 2 * g * x * np.sum(x) / np.sum(x),
+        "NumPy's sum() was called on a Tensor",
+    ),
+    "the arrays inside the Tensors": (
+        lambda g, out, x: 2 * array_of(g) * array_of(x),
+        "a NumPy array (float64)",
+    ),
+}
+
+
+def test_a_broadcasting_mistake_in_a_rule_is_reported_as_the_error_it_is():
+    from course.exercises import check_op, rule_problems, second_sweep_problems
+    from engine import Tensor
+
+    op, arrays = outer_with_a_broadcasting_mistake(), [np.ones(3), np.ones(4)]
+    for problems in (
+        second_sweep_problems(op, arrays, "case 0"),
+        rule_problems(op, arrays, "case 0", Tensor),
+    ):
+        (problem,) = problems
+        assert "the local rule" in problem and "for input 1" in problem, problem
+        assert "raised ValueError" in problem and "(3,4) (3,)" in problem, problem
+        assert USE_OPS not in problem and "not written with Tensors" not in problem
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert not check_op("outer", op, np.outer, [((3,), (4,))])
+    assert "could not be broadcast" in printed.getvalue()
+    assert USE_OPS not in printed.getvalue(), printed.getvalue()
+
+
+@pytest.mark.parametrize("kind", NUMPY_RULES)
+def test_a_rule_that_uses_numpy_on_tensors_is_told_to_use_the_engines_ops(kind):
+    from course.exercises import check_op, rule_problems, second_sweep_problems
+    from engine import Tensor
+
+    rule, evidence = NUMPY_RULES[kind]
+    op, arrays = square_with(rule), [np.linspace(0.1, 1.0, 3)]
+    for problems in (
+        second_sweep_problems(op, arrays, "case 0"),
+        rule_problems(op, arrays, "case 0", Tensor),
+    ):
+        (problem,) = problems
+        assert evidence in problem and USE_OPS in problem, problem
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):  # right numbers on arrays: only the hint
+        assert not check_op("square", op, np.square, [((3,),)])
+    assert printed.getvalue().count("  - ") == 1 and USE_OPS in printed.getvalue()
+
+
+def test_a_rule_written_with_the_engines_ops_gets_no_hint():
+    from course.exercises import rule_problems, second_sweep_problems
+    from engine import Tensor
+
+    op, arrays = square_with(lambda g, out, x: 2 * g * x), [np.ones(3)]
+    assert second_sweep_problems(op, arrays, "case 0") == []
+    assert rule_problems(op, arrays, "case 0", Tensor) == []
+
+
+def test_a_rule_that_returns_the_wrong_shape_is_reported_as_the_error_it_is():
+    """g of shape (3, 4) returned as the gradient of a of shape (3,): the sweep's own
+    error, named as it is, with no word of NumPy."""
+    from course.exercises import second_sweep_problems
+    from engine import Op
+
+    op = Op(
+        "outer",
+        np.outer,
+        lambda g, out, a, b: g,  # wrong: should be G b
+        lambda g, out, a, b: a @ g,  # d(a bᵀ)/db: aᵀ G
+    )
+    (problem,) = second_sweep_problems(op, [np.ones(3), np.ones(4)], "case 0")
+    assert "raised ValueError" in problem and "shape (3, 4)" in problem, problem
+    assert USE_OPS not in problem and "not written with Tensors" not in problem

@@ -62,8 +62,47 @@ def test_renders_svg_with_the_available_layout_program():
     assert (
         svg.lstrip().startswith("<?xml")
         and "<svg" in svg
-        and svg.count('class="node"') == 6 + 3
+        and svg.count('class="node"') == 6 + 3 + 1  # and the legend's table
+        and svg.count('class="cluster"') == 1
     )
+    bare = draw(L, legend=False).pipe(format="svg").decode()
+    assert bare.count('class="node"') == 6 + 3 and 'class="cluster"' not in bare
+
+
+def legend_rows(source):
+    """The sample of each row of a drawing's legend, in order."""
+    return re.findall(r"<TR><TD[^>]*>(.*?)</TD>", source)
+
+
+def test_the_legend_names_each_kind_of_node_drawn_and_no_other():
+    x, w, b, L = neuron()
+    source = draw(L).source
+    assert "subgraph cluster_legend" in source
+    assert legend_rows(source) == ["root", "leaf", "result", "op", "arrows"]
+    # the root is the one box with a thick outline; leaves and ops keep their colours
+    assert source.count("penwidth=2") == 1
+    assert source.count('fillcolor="#56B4E9"') == 3  # the three leaves
+    assert source.count('fillcolor="#F0E442"') == 3  # the three ops
+    assert 'BGCOLOR="#56B4E9"' in source and 'BGCOLOR="#F0E442"' in source  # samples
+    # the legend adds no box, ellipse or edge: counts of the graph stay the graph's
+    bare = draw(L, legend=False).source
+    assert "cluster_legend" not in bare and not legend_rows(bare)
+    for mark in ("shape=box", "shape=ellipse", "->"):
+        assert source.count(mark) == bare.count(mark)
+
+    X = np.ones((5, 2))
+    net = MLP([2, 8, 8, 8, 3], seed=0)
+    loss = cross_entropy(net(X), [0, 1, 2, 0, 1])
+    assert "constant" in "".join(legend_rows(draw(loss).source))
+    cut = legend_rows(draw(loss, collapse_leaves=True, max_depth=3).source)
+    assert "leaf" not in cut and {"op<BR/>W", "..."} <= set(cut)
+
+    W, h = Tensor(np.eye(3) * 0.5), Tensor(np.ones(3))
+    for _ in range(4):
+        h = (W @ h).tanh()
+    rows = legend_rows(draw(h.sum(), max_uses=3).source)
+    assert "(used nx)" in rows and "..." not in rows
+    assert "more than 3 ops" in draw(h.sum(), max_uses=3).source
 
 
 def test_a_long_recurrence_is_drawn_without_a_hub():
@@ -84,3 +123,23 @@ def test_a_long_recurrence_is_drawn_without_a_hub():
         and dot.source.count("(used 201x)") == 201
     )
     assert dot.pipe(format="svg").decode().count('class="node"') > 600
+
+
+def test_the_chapter_map_on_disk_is_the_one_its_script_draws():
+    """book/images/chapter_map.dot is tools/chapter_map.py's output, legend included,
+    and names every chapter of the book's table of contents up to 14."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "chapter_map", root / "tools" / "chapter_map.py"
+    )
+    chapter_map = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(chapter_map)
+    source = chapter_map.chapter_map().source
+    assert (root / "book" / "images" / "chapter_map.dot").read_text() == source
+    assert "cluster_legend" in source
+    assert all(f'BGCOLOR="{fill}"' in source for fill, _ in chapter_map.PARTS.values())
+    toc = (root / "_toc.yml").read_text()
+    assert all(f"book/{n:02d}_" in toc for n in chapter_map.CHAPTERS)
