@@ -541,7 +541,7 @@ def max_pool2d(x: Any, size: int = 2) -> Tensor:
     return max_pool2d_op(x, size=int(size))
 
 
-# From book/11_conv2d.ipynb, cell 48.
+# From book/11_conv2d.ipynb, cell 49.
 def avg_pool2d_forward(x, size):
     """Means over non-overlapping size × size windows of the last two axes."""
     *lead, h, w = x.shape

@@ -90,8 +90,8 @@ def draw(root, names=None, values=False, grads=False, order=False,
     included, and a long graph laid out left to right soon is. A Tensor used by more
     than `max_uses` ops (a recurrent weight, a residual stream) is drawn again, dashed,
     beside each op that uses it: one box with an edge to every step of a long loop
-    makes Graphviz take minutes. With `legend`, a table beside the graph says what
-    each kind of node drawn is."""
+    slows Graphviz's layout steeply (chapter 6 measures it). With `legend`, a table
+    beside the graph says what each kind of node drawn is."""
     if not isinstance(root, Tensor):
         raise TypeError(f"draw: root must be a Tensor, got {type(root).__name__}")
     use_available_dot()
