@@ -1,6 +1,6 @@
 """Chapter 13's transformer, run longer than a test suite can: several seeds, a minute
-of training each, step times against PyTorch eager, and memory with and without
-checkpoints.
+of training each, step times against the same model written by hand in NumPy and in
+PyTorch eager, and memory with and without checkpoints.
 
     python benchmarks/transformer.py  # the full run: writes benchmarks/transformer.json
     python benchmarks/transformer.py --quick --output OUT.json  # a smoke run (tests)
@@ -14,9 +14,11 @@ stored file was made by the code the chapter now holds.
 
 In the full run every measurement runs in a fresh Python process with one BLAS thread
 and one PyTorch thread (as benchmarks/run.py does), one after the other, so that no two
-compete for the two cores; the quick run calls them in this process. Training times are
-the seconds spent in the training steps (evaluations excluded). The chapter reads the
-file and asserts the claims its text makes about it."""
+compete for the two cores; the quick run calls them in this process. Training times and
+step times are processor seconds of the measuring process (evaluations excluded), so
+that other programs on a shared machine slow them less than they would wall-clock
+time; the load average is stored beside them. The chapter reads the file and asserts
+the claims its text makes about it."""
 
 import argparse
 import functools
@@ -43,7 +45,7 @@ PLAN = {
         "short_seeds": 5,
         "short_steps": 300,
         "mlp_short_steps": 1500,
-        "long_seeds": 3,
+        "long_seeds": 5,
         "long_steps": 6000,
         "long_every": 1000,
         "mlp_long_steps": 32_000,
@@ -212,9 +214,10 @@ def long_run(kind, seed, plan):
 
 
 def step_times(layers, plan):
-    """Median seconds of one training step (forward, backward, Adam) of the engine, with
-    and without checkpoints, and of the same model in PyTorch eager float64 and float32,
-    interleaved in every round."""
+    """Median processor seconds of one training step (forward, backward, Adam) of the
+    engine, with and without checkpoints, of the same model written by hand in NumPy,
+    and in PyTorch eager float64 and float32, interleaved in every round; and the
+    machine's load average before and after."""
     import numpy as np
     import torch
 
@@ -231,6 +234,16 @@ def step_times(layers, plan):
             optimizer.zero_grad()
             model.loss(X[rows], Y[rows], checkpointed).backward()
             optimizer.step()
+
+        return step
+
+    def by_hand_stepper():
+        reference = c.TransformerByHand(
+            c.Transformer(len(chars), context, layers=layers, seed=0), lr=1e-3
+        )
+
+        def step(rows):
+            reference.step(X[rows], Y[rows])
 
         return step
 
@@ -253,6 +266,7 @@ def step_times(layers, plan):
         "engine": engine_stepper(False),
         "engine, checkpoint per block": engine_stepper("blocks"),
         "engine, checkpoint per sublayer": engine_stepper("sublayers"),
+        "NumPy by hand": by_hand_stepper(),
         "PyTorch eager, float64": torch_stepper(torch.float64),
         "PyTorch eager, float32": torch_stepper(torch.float32),
     }
@@ -260,14 +274,18 @@ def step_times(layers, plan):
         for rows in batches[:5]:
             step(rows)
     times = {name: [] for name in steppers}
-    repeats = 10
+    repeats, load = 10, [list(os.getloadavg())]
     for k in range(plan["timing_rounds"]):
         for name, step in steppers.items():
-            start = time.perf_counter()
+            start = time.process_time()     # this process's time: others' is not
             for j in range(repeats):
                 step(batches[(k * repeats + j) % len(batches)])
-            times[name].append((time.perf_counter() - start) / repeats)
-    return {name: float(np.median(t)) for name, t in times.items()}
+            times[name].append((time.process_time() - start) / repeats)
+    load.append(list(os.getloadavg()))
+    return {
+        "medians": {name: float(np.median(t)) for name, t in times.items()},
+        "load_average": load,
+    }
 
 
 def memory(layers, plan):
@@ -403,13 +421,16 @@ def main(argv=None):
             )
             results["attention"] = {"name": SHOWN, "long": first["attention"]}
     say("step times")
+    timed = {
+        str(layers): measure("step_times", layers, plan)
+        for layers in plan["timing_layers"]
+    }
     results["step_seconds"] = {
         "batch": BATCH,
         "rounds": plan["timing_rounds"],
-        "medians": {
-            str(layers): measure("step_times", layers, plan)
-            for layers in plan["timing_layers"]
-        },
+        "clock": "process time",
+        "medians": {layers: t["medians"] for layers, t in timed.items()},
+        "load_average": {layers: t["load_average"] for layers, t in timed.items()},
     }
     say("memory")
     results["memory"] = {
@@ -447,7 +468,7 @@ def report(results):
         f"({results['samples']['long_new_of_200']} of 200 not in the list)",
     )
     for layers, medians in results["step_seconds"]["medians"].items():
-        reference = medians["PyTorch eager, float64"]
+        reference = medians["NumPy by hand"]
         print(
             f"step, {layers} block(s): "
             + ", ".join(

@@ -181,7 +181,7 @@ CONVOLUTION_CASES = [
 OP_CASES = OP_CASES + CONVOLUTION_CASES
 
 
-# From book/13_transformer.ipynb, cell 28.
+# From book/13_transformer.ipynb, cell 29.
 # tokens with repeats (their gradients add up); the mask causal_mask(4) returns, entry
 # by entry (causal_mask is a graded task: the catalogue must load before it is done);
 # targets with -1 where a name has ended (no target)

@@ -314,12 +314,16 @@ def structure_problems(results):
         "engine",
         "engine, checkpoint per block",
         "engine, checkpoint per sublayer",
+        "NumPy by hand",
         "PyTorch eager, float64",
         "PyTorch eager, float32",
     }
     for layers, medians in results["step_seconds"]["medians"].items():
         if set(medians) != names or not all(t > 0 for t in medians.values()):
             problems.append(f"step times for {layers} block(s) incomplete")
+    for layers, load in results["step_seconds"]["load_average"].items():
+        if len(load) != 2 or not all(len(a) == 3 for a in load):
+            problems.append(f"no load average around the step times of {layers}")
     rows = {(r["layers"], r["checkpointed"]) for r in results["memory"]["rows"]}
     if rows != {
         (L, c) for L in plan["memory_layers"] for c in ("none", "blocks", "sublayers")
