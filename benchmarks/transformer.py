@@ -277,7 +277,7 @@ def step_times(layers, plan):
     repeats, load = 10, [list(os.getloadavg())]
     for k in range(plan["timing_rounds"]):
         for name, step in steppers.items():
-            start = time.process_time()     # this process's time: others' is not
+            start = time.process_time()  # this process's time: others' is not
             for j in range(repeats):
                 step(batches[(k * repeats + j) % len(batches)])
             times[name].append((time.process_time() - start) / repeats)

@@ -435,7 +435,7 @@ def causal_mask(T):
     return np.triu(np.full((T, T), -np.inf), k=1)
 
 
-# From book/13_transformer.ipynb, cell 24.
+# From book/13_transformer.ipynb, cell 27.
 def scaled_scores(q, k, mask):
     """q kᵀ / √dₕ + mask for stacks of queries q (..., T, dₕ) and keys k (..., T', dₕ)
     (mask None: nothing added)."""
@@ -474,7 +474,7 @@ attention_weights = Op("attention_weights", attention_weights_forward,
                        jvps=(attention_weights_jq, attention_weights_jk))
 
 
-# From book/13_transformer.ipynb, cell 25.
+# From book/13_transformer.ipynb, cell 29.
 def attention(h, Wq, bq, Wk, Wv, bv, Wo, bo, heads, mask=None, with_weights=False):
     """Multi-head self-attention of h (B, T, d): `heads` heads of d / heads numbers,
     an additive (T, T) mask on the scores (causal_mask(T) for a causal model), and no
