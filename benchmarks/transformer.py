@@ -13,14 +13,20 @@ output is a hash of those cells (all but the imports), so the tests can tell whe
 stored file was made by the code the chapter now holds.
 
 In the full run every measurement runs in a fresh Python process with one BLAS thread
-and one PyTorch thread (as benchmarks/run.py does), one after the other, so that no two
-compete for the two cores; the quick run calls them in this process. Training times and
+and one PyTorch thread (as benchmarks/run.py does), up to PARALLEL at a time: first the
+training runs (the short runs, and the long runs of every seed), then the step times of
+each depth, then the memory of each depth. On a machine shared with other programs
+that keeps the run's wall-clock time bounded; the losses do not depend on timing, and
+every time is its own process's processor time, which other processes do not add to
+(they do share caches and memory bandwidth). The quick run calls them one by one in
+this process. Training times and
 step times are processor seconds of the measuring process (evaluations excluded), so
 that other programs on a shared machine slow them less than they would wall-clock
 time; the load average is stored beside them. The chapter reads the file and asserts
 the claims its text makes about it."""
 
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 import functools
 import hashlib
 import json
@@ -73,6 +79,7 @@ PLAN = {
 BATCH, MLP_BATCH, WINDOW = 64, 256, 5
 SCHEDULES = {"none": False, "blocks": "blocks", "sublayers": "sublayers"}
 SHOWN = "kowalski"
+PARALLEL = 12  # measurements at a time in the full run (fresh processes)
 
 
 def cells():
@@ -396,17 +403,30 @@ def main(argv=None):
             "load_average_at_start": list(os.getloadavg()),
         },
     }
-    say("short runs")
-    short = measure("short_runs", plan)
+    # every measurement counts its own process's processor time or does not time at
+    # all: in the full run up to PARALLEL fresh processes run at a time
+    say("short and long runs")
+    kinds = (("transformer", "long_steps"), ("mlp", "mlp_long_steps"))
+    with ThreadPoolExecutor(1 if args.quick else PARALLEL) as pool:
+        short_run = pool.submit(measure, "short_runs", plan)
+        long_runs = {
+            kind: [
+                pool.submit(measure, "long_run", kind, seed, plan)
+                for seed in range(plan["long_seeds"])
+            ]
+            for kind, _ in kinds
+        }
+        short = short_run.result()
+        found = {
+            kind: [run.result() for run in runs] for kind, runs in long_runs.items()
+        }
+    results["processes_at_a_time"] = 1 if args.quick else PARALLEL
     results["data"] = short.pop("data")
     results["samples"] = {"short": short.pop("samples")}
     results["short"] = short
     results["long"] = {}
-    for kind, steps in (("transformer", "long_steps"), ("mlp", "mlp_long_steps")):
-        runs = []
-        for seed in range(plan["long_seeds"]):
-            say(f"long run: {kind}, seed {seed}")
-            runs.append(measure("long_run", kind, seed, plan))
+    for kind, steps in kinds:
+        runs = found[kind]
         results["long"][kind] = {
             "steps": plan[steps],
             "batch": BATCH if kind == "transformer" else MLP_BATCH,
@@ -421,10 +441,12 @@ def main(argv=None):
             )
             results["attention"] = {"name": SHOWN, "long": first["attention"]}
     say("step times")
-    timed = {
-        str(layers): measure("step_times", layers, plan)
-        for layers in plan["timing_layers"]
-    }
+    with ThreadPoolExecutor(1 if args.quick else PARALLEL) as pool:
+        timed = {
+            str(layers): pool.submit(measure, "step_times", layers, plan)
+            for layers in plan["timing_layers"]
+        }
+        timed = {layers: t.result() for layers, t in timed.items()}
     results["step_seconds"] = {
         "batch": BATCH,
         "rounds": plan["timing_rounds"],
@@ -433,14 +455,13 @@ def main(argv=None):
         "load_average": {layers: t["load_average"] for layers, t in timed.items()},
     }
     say("memory")
-    results["memory"] = {
-        "batch": BATCH,
-        "rows": [
-            row
+    with ThreadPoolExecutor(1 if args.quick else PARALLEL) as pool:
+        measured = [
+            pool.submit(measure, "memory", layers, plan)
             for layers in plan["memory_layers"]
-            for row in measure("memory", layers, plan)
-        ],
-    }
+        ]
+        rows = [row for m in measured for row in m.result()]
+    results["memory"] = {"batch": BATCH, "rows": rows}
     results["machine"]["load_average_at_end"] = list(os.getloadavg())
     results["seconds"] = time.perf_counter() - started
     report(results)
