@@ -198,7 +198,7 @@ CONVOLUTION_CASES = [
 OP_CASES = OP_CASES + CONVOLUTION_CASES
 
 
-# From book/13_transformer.ipynb, cell 28.
+# From book/13_transformer.ipynb, cell 33.
 # tokens with repeats (their gradients add up); the mask causal_mask(4) returns, entry
 # by entry (causal_mask is a graded task: the catalogue must load before it is done);
 # targets with -1 where a name has ended (no target)
@@ -233,8 +233,9 @@ def torch_layer_norm(x, gain=None, bias=None):
 
 
 def torch_two_head_attention(x, Wq, bq, Wk, Wv, bv, Wo, bo):
-    """Two-head causal attention in PyTorch, the mask added to the scores (its fused
-    scaled_dot_product_attention has no forward-mode or second-order rules on CPU)."""
+    """Two-head causal attention in PyTorch, the mask added to the scores (the flash
+    kernel that scaled_dot_product_attention picks on the CPU has no forward-mode or
+    second-order rules)."""
     B, T, d = x.shape
 
     def split_heads(projected):

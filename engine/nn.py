@@ -602,35 +602,52 @@ def row_scale(x):
     return np.where(top > 1e150, top, 1.0)
 
 
+def moderate(x):
+    """Whether every entry of x lies within ±1e150 (False if one is NaN): two
+    reductions, no temporary array, so that the usual case pays almost nothing."""
+    a = value_of(x)
+    return a.size == 0 or (a.max() <= 1e150 and a.min() >= -1e150)
+
+
 def centred_rows(x, eps):
     """(x - mean, eps, s) over the last axis, the first two divided by s and s² where
     the deviations are so large (above 1e150) that their squares would overflow: the
     same layer norm in exact arithmetic, and the plain formula's numbers elsewhere."""
-    m = row_scale(x)                      # the mean of x / m cannot overflow
-    if (m != 1).any():
-        centred = x - (x / m).mean(axis=-1, keepdims=True) * m
-    else:
+    if moderate(x):
         centred = x - x.mean(axis=-1, keepdims=True)
-    s = row_scale(centred)
-    if (s != 1).any():
-        return centred / s, eps / s / s, s     # eps / s² may underflow to 0
+    else:
+        m = row_scale(x)                  # the mean of x / m cannot overflow
+        centred = x - (x / m).mean(axis=-1, keepdims=True) * m
+    if not moderate(centred):
+        s = row_scale(centred)
+        if (s != 1).any():
+            return centred / s, eps / s / s, s     # eps / s² may underflow to 0
     return centred, eps, None
 
 
-def layer_norm_forward(x, eps):
+def layer_norm_forward(x, eps, saved=None):
     """(x - mean) / sqrt(var + eps) over the last axis; var is the mean squared
-    deviation, as in PyTorch's layer_norm (rows of huge spread rescaled first)."""
-    centred, eps, _ = centred_rows(x, eps)
-    return centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
+    deviation, as in PyTorch's layer_norm (rows of huge spread rescaled first). Given a
+    dict `saved`, it leaves r = 1 / sqrt(var + eps) there for the rule."""
+    centred, eps, s = centred_rows(x, eps)
+    spread = np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
+    if saved is not None:
+        saved["r"] = 1 / (spread if s is None else spread * s)
+    return centred / spread
 
 
-def layer_norm_rule(g, out, x, eps):
+def layer_norm_rule(g, out, x, eps, saved=None):
     """r (g - mean(g) - x̂ mean(x̂ g)) over the last axis, with x̂ = out and r = 1 /
     sqrt(var + eps). The Jacobian r (I - 11ᵀ/n - x̂x̂ᵀ/n) is symmetric, so this is the
-    local rule and the forward rule alike."""
-    centred, eps, s = centred_rows(x, eps)
-    r = ((centred * centred).mean(axis=-1, keepdims=True) + eps) ** -0.5
-    r = r if s is None else r / s             # 1 / sqrt(var + eps) of x itself
+    local rule and the forward rule alike. r is the forward's (in `saved`) for an array
+    x; for a Tensor x (a recorded sweep, a nested jvp) it is computed from x by the
+    engine's ops, so that it is differentiated too."""
+    if saved and not isinstance(x, Tensor):
+        r = saved["r"]
+    else:
+        centred, eps, s = centred_rows(x, eps)
+        r = ((centred * centred).mean(axis=-1, keepdims=True) + eps) ** -0.5
+        r = r if s is None else r / s         # 1 / sqrt(var + eps) of x itself
     return r * (g - g.mean(axis=-1, keepdims=True)
                 - out * (g * out).mean(axis=-1, keepdims=True))
 
@@ -642,7 +659,7 @@ layer_norm_op = Op("layer_norm", layer_norm_forward, layer_norm_rule,
 def layer_norm(x, gain=None, bias=None, eps=1e-5):
     """Layer normalisation over the last axis, times gain, plus bias: PyTorch's
     F.layer_norm(x, x.shape[-1:], gain, bias, eps)."""
-    out = layer_norm_op(x, eps=eps)
+    out = layer_norm_op(x, eps=eps, saved={})
     if gain is not None:
         out = out * gain
     return out if bias is None else out + bias
@@ -655,7 +672,46 @@ def causal_mask(T):
     return np.triu(np.full((T, T), -np.inf), k=1)
 
 
-# From book/13_transformer.ipynb, cell 24.
+# From book/13_transformer.ipynb, cell 27.
+def scaled_scores(q, k, mask):
+    """q kᵀ / √dₕ + mask for stacks of queries q (..., T, dₕ) and keys k (..., T', dₕ)
+    (mask None: nothing added)."""
+    scores = np.matmul(q, k.swapaxes(-1, -2))
+    scores *= 1 / np.sqrt(q.shape[-1])
+    return scores if mask is None else scores + mask
+
+
+def attention_weights_forward(q, k, mask):
+    """softmax(q kᵀ / √dₕ + mask) over the last axis: the weights of attention."""
+    return softmax_forward(scaled_scores(q, k, mask))
+
+
+def attention_weights_dq(g, out, q, k, mask):
+    """dL/dq = dS k / √dₕ, with dS = P ⊙ (g - Σⱼ g ⊙ P) the softmax's rule, P = out."""
+    return softmax_rule(g, out, None) @ k * (1 / np.sqrt(q.shape[-1]))
+
+
+def attention_weights_dk(g, out, q, k, mask):
+    """dL/dk = dSᵀ q / √dₕ."""
+    return softmax_rule(g, out, None).swapaxes(-1, -2) @ q * (1 / np.sqrt(q.shape[-1]))
+
+
+def attention_weights_jq(t, out, q, k, mask):
+    """dP = P ⊙ (dS - Σⱼ dS ⊙ P) with dS = dq kᵀ / √dₕ: the softmax's rule again."""
+    return softmax_rule(t @ k.swapaxes(-1, -2) * (1 / np.sqrt(q.shape[-1])), out, None)
+
+
+def attention_weights_jk(t, out, q, k, mask):
+    """dP from dS = q dkᵀ / √dₕ."""
+    return softmax_rule(q @ t.swapaxes(-1, -2) * (1 / np.sqrt(q.shape[-1])), out, None)
+
+
+attention_weights = Op("attention_weights", attention_weights_forward,
+                       attention_weights_dq, attention_weights_dk,
+                       jvps=(attention_weights_jq, attention_weights_jk))
+
+
+# From book/13_transformer.ipynb, cell 29.
 def attention(h, Wq, bq, Wk, Wv, bv, Wo, bo, heads, mask=None, with_weights=False):
     """Multi-head self-attention of h (B, T, d): `heads` heads of d / heads numbers,
     an additive (T, T) mask on the scores (causal_mask(T) for a causal model), and no
@@ -673,10 +729,7 @@ def attention(h, Wq, bq, Wk, Wv, bv, Wo, bo, heads, mask=None, with_weights=Fals
     q = split_heads(linear(rows, Wq, bq))
     k = split_heads(rows @ Wk)
     v = split_heads(linear(rows, Wv, bv))
-    scores = q @ k.swapaxes(-1, -2) * (1 / np.sqrt(dh))      # (B, heads, T, T)
-    if mask is not None:
-        scores = scores + mask
-    weights = softmax(scores)
+    weights = attention_weights(q, k, mask=mask)               # (B, heads, T, T)
     mixed = (weights @ v).transpose(0, 2, 1, 3).reshape(B * T, d)
     out = linear(mixed, Wo, bo).reshape(B, T, d)
     return (out, weights) if with_weights else out

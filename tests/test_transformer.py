@@ -1,6 +1,7 @@
-"""Chapter 13's new pieces beyond the catalogue's rows: softmax and layer_norm against
-PyTorch on random shapes and on adversarial inputs (masked rows, rows of -inf, huge
-logits, constant rows), attention's causality, the graded mask checker's diagnoses, and
+"""Chapter 13's new pieces beyond the catalogue's rows: softmax, layer_norm and the
+attention weights op against PyTorch on random shapes and on adversarial inputs (masked
+rows, rows of -inf, huge logits, constant rows), attention's causality, the graded mask
+checker's diagnoses, and
 benchmarks/transformer.py: its quick mode runs and reports what the chapter reads, and
 the stored file is a full run of the chapter's current code."""
 
@@ -16,7 +17,15 @@ import torch
 
 from engine import grad, jvp, Tensor
 from engine.check import relative_error
-from engine.nn import attention, causal_mask, layer_norm, layer_norm_forward, softmax
+from engine.nn import (
+    attention,
+    attention_weights,
+    causal_mask,
+    layer_norm,
+    layer_norm_forward,
+    layer_norm_rule,
+    softmax,
+)
 from engine.transforms import hvp_forward_over_reverse
 
 
@@ -165,6 +174,70 @@ def test_layer_norm_of_constant_rows():
     assert np.array_equal(layer_norm_forward(np.full((1, 1), 5.0), 1e-5), [[0.0]])
 
 
+def torch_weights(q, k, mask):
+    """softmax(q kᵀ / √dₕ + mask) in PyTorch."""
+    scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+    return (scores if mask is None else scores + torch.tensor(mask)).softmax(-1)
+
+
+@pytest.mark.parametrize(
+    "shape, masked",
+    [((5, 4), True), ((2, 3, 5, 4), True), ((2, 3, 5, 4), False), ((1, 1, 1, 2), True)],
+    ids=str,
+)
+def test_attention_weights_op_against_pytorch(shape, masked):
+    """Value, both gradients, the forward-mode tangent and a Hessian-vector product of
+    the attention weights op against the same composition in PyTorch."""
+    rng = np.random.default_rng(len(shape))
+    q0, k0 = rng.normal(size=shape), rng.normal(size=shape)
+    uq, uk, G = (rng.normal(size=a.shape) for a in (q0, k0, q0 @ k0.swapaxes(-1, -2)))
+    mask = causal_mask(shape[-2]) if masked else None
+    q, k = Tensor(q0), Tensor(k0)
+    out = attention_weights(q, k, mask=mask)
+    (first_q, first_k) = grad((out * G).sum() ** 2, [q, k], create_graph=True)
+    hv = grad((first_q * uq).sum() + (first_k * uk).sum(), [q, k])
+    _, tangent = jvp(
+        lambda a, b: attention_weights(a, b, mask=mask), (q0, k0), (uq, uk)
+    )
+    tq, tk = (torch.tensor(a, requires_grad=True) for a in (q0, k0))
+    expected = torch_weights(tq, tk, mask)
+    tfirst = torch.autograd.grad(
+        (expected * torch.tensor(G)).sum() ** 2, [tq, tk], create_graph=True
+    )
+    thv = torch.autograd.grad(
+        (tfirst[0] * torch.tensor(uq)).sum() + (tfirst[1] * torch.tensor(uk)).sum(),
+        [tq, tk],
+    )
+    _, ttangent = torch.func.jvp(
+        lambda a, b: torch_weights(a, b, mask),
+        (torch.tensor(q0), torch.tensor(k0)),
+        (torch.tensor(uq), torch.tensor(uk)),
+    )
+    errors = [
+        relative_error(out.data, expected.detach().numpy()),
+        relative_error(tangent, ttangent.numpy()),
+    ] + [relative_error(a, b.numpy()) for a, b in zip(list(hv), thv)]
+    errors += [
+        relative_error(a.data, b.detach().numpy())
+        for a, b in zip((first_q, first_k), tfirst)
+    ]
+    assert max(errors) <= 1e-13, errors
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e200])
+def test_layer_norm_rule_reads_the_forwards_r_and_agrees_with_recomputing_it(scale):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(3, 4, 6)) * scale
+    g = rng.normal(size=x.shape)
+    saved = {}
+    out = layer_norm_forward(x, 1e-5, saved)
+    assert np.array_equal(out, layer_norm_forward(x, 1e-5))
+    assert saved["r"].shape == (3, 4, 1)
+    with_saved = layer_norm_rule(g, out, x, 1e-5, saved)
+    recomputed = layer_norm_rule(g, out, x, 1e-5)
+    assert relative_error(with_saved, recomputed) <= 1e-15
+
+
 def test_attention_is_causal_and_refuses_heads_that_do_not_divide_the_width():
     rng = np.random.default_rng(4)
     weights = [rng.normal(size=s) for s in [(6, 6), 6, (6, 6), (6, 6), 6, (6, 6), 6]]
@@ -268,12 +341,12 @@ def test_the_quick_benchmark_runs_and_reports_what_the_chapter_reads(tmp_path):
         for r in quick["memory"]["rows"]
     }
     assert census == {
-        (1, "none"): 43,
-        (1, "blocks"): 44,
-        (1, "sublayers"): 36,
-        (2, "none"): 76,
-        (2, "blocks"): 45,
-        (2, "sublayers"): 38,
+        (1, "none"): 39,
+        (1, "blocks"): 40,
+        (1, "sublayers"): 32,
+        (2, "none"): 68,
+        (2, "blocks"): 41,
+        (2, "sublayers"): 34,
     }
 
 
@@ -314,12 +387,16 @@ def structure_problems(results):
         "engine",
         "engine, checkpoint per block",
         "engine, checkpoint per sublayer",
+        "NumPy by hand",
         "PyTorch eager, float64",
         "PyTorch eager, float32",
     }
     for layers, medians in results["step_seconds"]["medians"].items():
         if set(medians) != names or not all(t > 0 for t in medians.values()):
             problems.append(f"step times for {layers} block(s) incomplete")
+    for layers, load in results["step_seconds"]["load_average"].items():
+        if len(load) != 2 or not all(len(a) == 3 for a in load):
+            problems.append(f"no load average around the step times of {layers}")
     rows = {(r["layers"], r["checkpointed"]) for r in results["memory"]["rows"]}
     if rows != {
         (L, c) for L in plan["memory_layers"] for c in ("none", "blocks", "sublayers")
@@ -343,7 +420,7 @@ def test_the_stored_results_are_a_full_run_of_the_chapters_current_code():
     }
     for L in (1, 2, 4, 8):
         assert (census[L, "none"], census[L, "blocks"], census[L, "sublayers"]) == (
-            10 + 33 * L,
-            43 + L,
-            34 + 2 * L,
+            10 + 29 * L,
+            39 + L,
+            30 + 2 * L,
         )
