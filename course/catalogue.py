@@ -234,8 +234,8 @@ def torch_layer_norm(x, gain=None, bias=None):
 
 def torch_two_head_attention(x, Wq, bq, Wk, Wv, bv, Wo, bo):
     """Two-head causal attention in PyTorch, the mask added to the scores (the flash
-    kernel that scaled_dot_product_attention picks on the CPU has no forward-mode or
-    second-order rules)."""
+    kernel that scaled_dot_product_attention picks for these float64 inputs on the
+    CPU in PyTorch 2.13 has no forward-mode or second-order rules)."""
     B, T, d = x.shape
 
     def split_heads(projected):
@@ -261,8 +261,9 @@ TRANSFORMER_CASES = [
          lambda x: (x + x.new_tensor(CAUSAL)).softmax(-1)),
     case("exp(log_softmax), causal mask", lambda x: log_softmax(x + CAUSAL).exp(),
          [((2, 4, 4),)], lambda x: (x + x.new_tensor(CAUSAL)).softmax(-1)),
-    # rows of 5 or 6 entries: with few, the Jacobian r (I - 11ᵀ/n - x̂x̂ᵀ/n) projects g
-    # onto a space of n - 2 dimensions, and the gradient can be a difference of nearly
+    # rows of 5 or 6 entries: with few, the Jacobian r (I - 11ᵀ/n - x̂x̂ᵀ/n) nearly
+    # projects g onto a space of n - 2 dimensions (eps keeps a little of x̂'s
+    # direction), and the gradient can be a difference of nearly
     # equal terms, whose relative error says nothing about the rule
     case("layer_norm", lambda x: layer_norm(x), [((4, 5),), ((2, 3, 6),)],
          torch_layer_norm, family=ShapeFamily("array", (1, 3), (5, 6))),

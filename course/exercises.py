@@ -20,8 +20,8 @@ from course.verification import (
     second_order_error,
 )
 from course.witness import jvp_torch_error, second_order_torch_error, torch_error
-import engine
 from engine.core import backpropagate, Tensor, topological_order
+import engine.core
 from engine.forward import jvp
 from engine.nn import cross_entropy, MLP
 
@@ -342,7 +342,7 @@ def said(error):
 
 
 NUMPY = Path(np.__file__).parent
-OURS = (Path(engine.__file__).parent, Path(course.__file__).parent)
+OURS = (Path(engine.core.__file__).parent, Path(course.__file__).parent)
 USE_OPS = ("use the engine's ops, not NumPy's functions, so that chapter 10 can "
            "differentiate it again")
 
