@@ -20,8 +20,8 @@ from course.verification import (
     second_order_error,
 )
 from course.witness import jvp_torch_error, second_order_torch_error, torch_error
-from engine.core import backpropagate, Tensor, topological_order
 import engine.core
+from engine.core import backpropagate, Tensor, topological_order
 from engine.forward import jvp
 from engine.nn import cross_entropy, MLP
 

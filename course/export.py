@@ -183,7 +183,9 @@ def import_block(nodes):
     for kind in (0, 1, 2):
         lines = [
             text
-            for g, _, text in sorted(statements, key=lambda s: (s[1], s[2]))
+            for g, _, text in sorted(
+                statements, key=lambda s: (s[1], s[2].startswith("from"), s[2])
+            )
             if g == kind
         ]
         if lines:
