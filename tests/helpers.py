@@ -5,7 +5,15 @@ that asks for its own number of examples, are in hypothesis_profiles.py.
   hypothesis strategy for the input shapes a case accepts: test_properties.py and
   test_higher_order.py run every op on them.
 - assert_gradient: a function's value against NumPy, and every input's gradient against
-  central differences (test_core.py, test_gradients.py)."""
+  central differences (test_core.py, test_gradients.py).
+- run_quick_benchmark: a script of benchmarks/ run with --quick; its JSON output read
+  back, and what it printed (test_benchmarks.py, test_conv_benchmark.py,
+  test_transformer.py)."""
+
+import json
+from pathlib import Path
+import subprocess
+import sys
 
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
@@ -62,3 +70,18 @@ def assert_gradient(f_tensor, f_numpy, *arrays, tol=1e-7, seed=0):
         numeric = numerical_gradient(projected, a)
         assert t.grad.shape == np.shape(a)
         np.testing.assert_allclose(t.grad, numeric, rtol=tol, atol=tol)
+
+
+def run_quick_benchmark(script, tmp_path, timeout=600):
+    """Run benchmarks/<script> --quick in a fresh Python, writing into tmp_path: (the
+    results it wrote, what it printed), after asserting that it exited cleanly."""
+    output = tmp_path / Path(script).with_suffix(".json").name
+    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
+    result = subprocess.run(
+        [sys.executable, str(benchmarks / script), "--quick", "--output", str(output)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(output.read_text(encoding="utf-8")), result.stdout

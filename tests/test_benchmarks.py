@@ -4,29 +4,15 @@ tested)."""
 
 import json
 from pathlib import Path
-import subprocess
-import sys
+
+from helpers import run_quick_benchmark
 
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
-    output = tmp_path / "results.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "run.py"),
-            "--quick",
-            "--output",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    results = json.loads(output.read_text(encoding="utf-8"))
+    results, printed = run_quick_benchmark("run.py", tmp_path, timeout=600)
     for net, medians in results["training_step_seconds"].items():
         assert {
             "numpy (by hand)",
@@ -48,7 +34,7 @@ def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
         len(results["deep_chain_seconds_per_node"]) >= 2
         and results["width_sweep_seconds"]
     )
-    assert "training step" in result.stdout and "BLAS" in result.stdout
+    assert "training step" in printed and "BLAS" in printed
 
 
 def test_stored_results_are_a_full_run():

@@ -4,8 +4,8 @@ here."""
 
 import json
 from pathlib import Path
-import subprocess
-import sys
+
+from helpers import run_quick_benchmark
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,21 +18,7 @@ IMPLEMENTATIONS = {
 
 
 def test_quick_conv_benchmark_runs_and_reports_every_case(tmp_path):
-    output = tmp_path / "conv.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "conv.py"),
-            "--quick",
-            "--output",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    results = json.loads(output.read_text(encoding="utf-8"))
+    results, printed = run_quick_benchmark("conv.py", tmp_path, timeout=600)
     stored = json.loads((ROOT / "benchmarks" / "conv.json").read_text())
     assert results["quick"] is True and set(results["seconds"]) == set(
         stored["seconds"]
@@ -43,7 +29,7 @@ def test_quick_conv_benchmark_runs_and_reports_every_case(tmp_path):
     machine = results["machine"]
     assert machine["cpu_count"] and machine["blas"] and machine["torch_threads"] == 1
     assert len(machine["load_average_at_start"]) == 3
-    assert "engine / torch f64" in result.stdout
+    assert "engine / torch f64" in printed
 
 
 def test_stored_conv_results_are_a_full_run():

@@ -7,10 +7,10 @@ the stored file is a full run of the chapter's current code."""
 
 import json
 from pathlib import Path
-import subprocess
 import sys
 import warnings
 
+from helpers import run_quick_benchmark
 import numpy as np
 import pytest
 import torch
@@ -308,21 +308,7 @@ def test_the_graded_mask_checks_name_each_mistake(mistake, mask, says):
 
 
 def test_the_quick_benchmark_runs_and_reports_what_the_chapter_reads(tmp_path):
-    output = tmp_path / "transformer.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "transformer.py"),
-            "--quick",
-            "--output",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    quick = json.loads(output.read_text())
+    quick, _ = run_quick_benchmark("transformer.py", tmp_path, timeout=900)
     assert quick["quick"] is True and quick["code"] == benchmark.code_hash()
     assert structure_problems(quick) == []
     assert quick["data"] == {
