@@ -112,15 +112,19 @@ def unfused_forward(net, X):
     return mlp_logits(net.params, X, relu)
 
 
-def engine_step(sizes, X, y, weights, forward=MLP.__call__):
+def engine_step(sizes, X, y, weights, forward=MLP.__call__, constant_batch=True):
     """One SGD step of the engine; `forward(net, X)` computes the logits
-    (unfused_forward: what fusing buys)."""
+    (unfused_forward: what fusing buys). The batch is a constant Tensor made once, as
+    torch_step's is a torch.tensor made once: the tape copies its array at the first
+    step only (chapter 8). With constant_batch=False it is the NumPy array X itself,
+    which its owner could edit, so the tape copies it at every step."""
     net = engine_net(sizes, weights)
     optimizer = SGD(net.params, lr=LR)
+    batch = Tensor(X, requires_grad=False) if constant_batch else X
 
     def step():
         optimizer.zero_grad()
-        loss = cross_entropy(forward(net, X), y)
+        loss = cross_entropy(forward(net, batch), y)
         loss.backward()
         optimizer.step()
         return loss
@@ -213,6 +217,9 @@ def implementations(sizes, batch, include_autograd):
         "numpy (by hand)": numpy_step(sizes, X, y, weights),
         "engine": engine_step(sizes, X, y, weights),
         "engine, unfused layers": engine_step(sizes, X, y, weights, unfused_forward),
+        "engine, batch as an array": engine_step(
+            sizes, X, y, weights, constant_batch=False
+        ),
     }
     try:
         import torch

@@ -20,7 +20,7 @@ class Tensor:
     """An array that remembers the operation that produced it, for gradients to flow."""
 
     __slots__ = ("data", "grad", "requires_grad", "op", "inputs", "arrays", "params",
-                 "parents")
+                 "parents", "positions")
     __array_ufunc__ = None    # ndarray + Tensor calls Tensor.__radd__, not NumPy's loop
     data: np.ndarray            # what each slot holds, for readers and type checkers
     grad: Any                   # None, an array, or a Tensor (create_graph=True)
@@ -30,6 +30,7 @@ class Tensor:
     arrays: tuple | list
     params: dict
     parents: tuple
+    positions: tuple
 
     if TYPE_CHECKING:           # what the chapters attach (tensor_methods), typed
         def backward(self, gradient: Any = None,
@@ -80,6 +81,7 @@ class Tensor:
         self.arrays = ()
         self.params = {}        # its keyword arguments, such as an axis
         self.parents = ()       # the inputs that are Tensors needing gradients
+        self.positions = ()     # where they are among the inputs
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -239,7 +241,7 @@ class Op:
         if len(inputs) != self.arity:
             raise self.arity_error(len(inputs))
         arrays: list[Any] = []
-        parents, any_tensor, converted = [], False, False
+        parents, positions, any_tensor, converted = [], [], False, False
         loose = []             # the arrays of constants that their owner could edit
         for x in inputs:
             if isinstance(x, Tensor):
@@ -249,14 +251,17 @@ class Op:
                     raise data_error(self, len(arrays), data)
                 if x.op is not None and x.requires_grad:   # a result on the tape,
                     parents.append(x)                      # not a leaf to freeze
+                    positions.append(len(arrays))
                 elif data.base is not None or data.flags.writeable:   # editable
                     if x.requires_grad:
                         parents.append(x)
+                        positions.append(len(arrays))
                         x.data = data = frozen(data)   # read-only from now on
                     else:
                         loose.append(len(arrays))
                 elif x.requires_grad:                  # a leaf frozen already
                     parents.append(x)
+                    positions.append(len(arrays))
                 arrays.append(data)
             elif type(x) is np.ndarray or type(x) in PLAIN_CONSTANTS:
                 if type(x) is np.ndarray:
@@ -288,7 +293,7 @@ class Op:
                 params = {name: kept(value) for name, value in params.items()}
             out.requires_grad = True
             out.op, out.inputs, out.arrays, out.params = self, inputs, arrays, params
-            out.parents = tuple(parents)
+            out.parents, out.positions = tuple(parents), tuple(positions)
         if mode.layers:
             for layer in mode.layers:       # innermost first
                 out = layer.finish(self, inputs, params, out)
@@ -378,22 +383,20 @@ def backpropagate(root: Tensor, seed: Any) -> Iterator[tuple[Tensor, Any]]:
         if op is None:
             continue
         out, inputs = local_inputs(node, g)
-        parents, params = node.parents, node.params   # fixed by the forward pass
-        for i, (x, vjp) in enumerate(zip(node.inputs, op.vjps)):
-            # a parent by identity (`is`; `in` would compare values with ==), the first
-            # and last tested first: an op has one or two parents most often
-            if x is parents[0] or x is parents[-1] or (
-                    isinstance(x, Tensor) and any(x is p for p in parents)):
-                gx = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
-                try:
-                    fits = gx.shape == x.shape
-                except AttributeError:
-                    raise rule_error(node, i, f"returned a {type(gx).__name__}, "
-                                     "not an array", TypeError) from None
-                if not fits:                     # x was broadcast (chapter 3)
-                    gx = fitted(node, i, gx, x.shape)
-                key = id(x)
-                grads[key] = accumulate(grads.get(key), gx)
+        params, vjps = node.params, op.vjps      # fixed by the forward pass
+        for i in node.positions:                 # the inputs that need a gradient
+            x, vjp = node.inputs[i], vjps[i]
+            gx = vjp(g, out, *inputs, **params) if params else vjp(g, out, *inputs)
+            try:
+                fits = gx.shape == x.data.shape
+            except AttributeError:
+                raise rule_error(node, i, f"returned a {type(gx).__name__}, "
+                                 "not an array", TypeError) from None
+            if not fits:                         # x was broadcast (chapter 3)
+                gx = fitted(node, i, gx, x.shape)
+            key = id(x)
+            total = grads.get(key)               # the first contribution, or the sum
+            grads[key] = gx if total is None else accumulate(total, gx)
 
 
 def accumulate(total, g):

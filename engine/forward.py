@@ -181,8 +181,9 @@ def as_dual(out, tangents):
         return out
     dual = Dual(out.data, out.requires_grad)
     if out.op is not None:
-        dual.op, dual.inputs, dual.arrays, dual.params, dual.parents = (
-            out.op, out.inputs, out.arrays, out.params, out.parents)
+        dual.op, dual.inputs, dual.arrays, dual.params = (
+            out.op, out.inputs, out.arrays, out.params)
+        dual.parents, dual.positions = out.parents, out.positions
     dual.tangents = tangents
     return dual
 

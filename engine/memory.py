@@ -71,7 +71,8 @@ class Segment:
             for i in wanted:
                 standin, x = standins[i], inputs[i]
                 standin.op, standin.inputs, standin.arrays = seen, (x,), (x.data,)
-                standin.parents, standin.params = (x,), {"value": x.data}
+                standin.parents, standin.positions = (x,), (0,)
+                standin.params = {"value": x.data}
                 if not isinstance(grads[i], Tensor):
                     grads[i] = Tensor(grads[i], requires_grad=False)
         return grads
@@ -92,6 +93,13 @@ def checkpoint(f: Callable, *inputs: Any) -> Any:
 
 
 # From book/12_checkpointing.ipynb, cell 18.
+class Watch(weakref.ref):
+    """A weak reference to an array that also holds the array's id, its key in a census:
+    so one callback serves every array."""
+
+    __slots__ = ("key",)
+
+
 class ArrayCensus(ModeBlock):
     """A block that counts, in its thread, the arrays that ops return inside Tensors
     (the values a tape can keep): how many are alive (.alive), the most alive at once
@@ -99,8 +107,9 @@ class ArrayCensus(ModeBlock):
 
     def __init__(self) -> None:
         self.alive = self.peak = self.ops = 0
-        # id of each array alive -> the weak reference that calls died(id) when it goes
-        self.watched: dict[int, weakref.ref] = {}
+        # id of each array alive -> its Watch, whose callback runs when the array goes
+        self.watched: dict[int, Watch] = {}
+        self.callback = self.forget        # one bound method for every Watch
 
     def changed(self, mode):
         """The same mode, with this census as its outermost layer."""
@@ -116,10 +125,16 @@ class ArrayCensus(ModeBlock):
         self.ops += 1
         key = id(array)
         if key not in self.watched:
-            self.watched[key] = weakref.ref(array, lambda _, key=key: self.died(key))
+            watch = Watch(array, self.callback)
+            watch.key = key
+            self.watched[key] = watch
             self.alive += 1
             if self.alive > self.peak:
                 self.peak = self.alive
+
+    def forget(self, watch):
+        """The callback of every Watch: its array was freed."""
+        self.died(watch.key)
 
     def died(self, key):
         """A watched array was freed."""

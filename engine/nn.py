@@ -153,6 +153,8 @@ def cross_entropy(logits: Any, targets: Any) -> Tensor:
     targets (batch,): one op, whose rule reuses the softmax of the forward pass."""
     targets = class_targets("cross_entropy", targets, np.shape(value_of(logits)))
     log_probs, probs = softmax_parts(as_float_array(value_of(logits)))
+    log_probs.setflags(write=False)     # new arrays, read-only: the tape needs no copy
+    probs.setflags(write=False)
     return cross_entropy_op(logits, targets=targets, log_probs=log_probs,
                             probs=probs)
 

@@ -480,8 +480,28 @@ def index_vjp(g, out, x, key):
 def scatter_add_forward(g, key, shape):
     """Zeros of `shape` with g added at `key`; repeated indices add up."""
     out = np.zeros(shape)
-    np.add.at(out, key, g)
+    if picks_once(key):
+        out[key] = g                  # nothing picked twice: the sum is an assignment
+    else:
+        np.add.at(out, key, g)
     return out
+
+
+BASIC_KEYS = (int, np.integer, slice, type(None), type(Ellipsis))
+
+
+def picks_once(key):
+    """Whether indexing with `key` can pick no entry twice: integers, slices, `...` and
+    None (NumPy's basic indexing), a boolean mask, or integers increasing from 0 up."""
+    if isinstance(key, BASIC_KEYS):
+        return True
+    if type(key) is tuple:
+        return all(isinstance(k, BASIC_KEYS) for k in key)
+    if type(key) is not np.ndarray or key.dtype.kind not in "biu":
+        return False
+    if key.dtype.kind == "b" or key.size < 2:
+        return True
+    return key.ndim == 1 and bool(key[0] >= 0 and (key[1:] > key[:-1]).all())
 
 
 def scatter_add_vjp(g, out, x, key, shape):

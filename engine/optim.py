@@ -79,7 +79,9 @@ class SGD(Optimizer):
         """Move every parameter that has a gradient one step against it."""
         for p in self.params:
             if p.grad is not None:            # no gradient this step: leave it alone
-                p.data = stored(p.data - self.lr * p.grad)
+                new = np.multiply(p.grad, -self.lr, out=np.empty(p.shape))  # -lr g
+                new += p.data                     # p - lr g, in that one new array
+                p.data = stored(new)
 
 
 # From book/05_spiral.ipynb, cell 39.

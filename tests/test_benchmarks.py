@@ -17,6 +17,7 @@ def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
         assert {
             "numpy (by hand)",
             "engine",
+            "engine, batch as an array",
             "torch eager f64",
             "torch eager f32",
         } <= set(medians), net

@@ -69,6 +69,7 @@ def test_the_dual_keeps_every_field_of_a_recorded_tensor():
         "arrays",
         "params",
         "parents",
+        "positions",
     }
 
 
