@@ -482,6 +482,7 @@ def scatter_add_forward(g, key, shape):
     out = np.zeros(shape)
     if picks_once(key):
         out[key] = g                  # nothing picked twice: the sum is an assignment
+        # (which keeps a -0 of g where np.add.at would give 0 + (-0) = +0)
     else:
         np.add.at(out, key, g)
     return out

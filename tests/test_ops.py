@@ -12,6 +12,7 @@ import torch
 
 from engine.core import Tensor
 from engine.forward import jvp
+from engine.ops import picks_once, scatter_add_forward
 from engine.transforms import grad
 
 
@@ -222,3 +223,20 @@ def test_repeated_indices_add_up():
     t = Tensor([10.0, 20.0, 30.0])
     t[np.array([2, 2, 0, 2])].sum().backward()
     np.testing.assert_array_equal(t.grad, [1, 0, 3])
+
+
+@pytest.mark.parametrize(
+    "key",
+    [np.array([0, 2, 3, 5]), slice(1, 5), np.array([1, 0, 1, 1, 0, 1], dtype=bool)],
+)
+def test_scatter_add_assigns_where_nothing_repeats(key):
+    """A key that picks_once accepts gives np.add.at's sums (inf and NaN included) by an
+    assignment, which keeps a -0 of g where np.add.at gives +0."""
+    g = np.array([-0.0, 1.5, np.nan, -np.inf])
+    added = np.zeros(6)
+    np.add.at(added, key, g)
+    assigned = scatter_add_forward(g, key, (6,))
+    assert picks_once(key) and np.array_equal(assigned, added, equal_nan=True)
+    where = np.arange(6)[key][0]  # where g's -0 lands
+    assert np.signbit(assigned[where]) and not np.signbit(added[where])
+    assert not picks_once(np.array([2, 2])) and not picks_once(np.array([-1, 3]))
