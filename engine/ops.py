@@ -493,7 +493,8 @@ BASIC_KEYS = (int, np.integer, slice, type(None), type(Ellipsis))
 
 def picks_once(key):
     """Whether indexing with `key` can pick no entry twice: integers, slices, `...` and
-    None (NumPy's basic indexing), a boolean mask, or integers increasing from 0 up."""
+    None (NumPy's basic indexing), a boolean mask, or one array of non-negative integers
+    that strictly increase. A key it refuses may still pick nothing twice."""
     if isinstance(key, BASIC_KEYS):
         return True
     if type(key) is tuple:
