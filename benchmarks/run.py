@@ -13,6 +13,7 @@ leaves it as it starts, so that its peak belongs to the training loop alone. Not
 here asserts a speed."""
 
 import argparse
+from datetime import datetime, UTC
 import gc
 import json
 import os
@@ -45,6 +46,9 @@ NETS = {
     "wide [2,256,256,3] b4096": ([2, 256, 256, 3], 4096),
     "mnist [784,512,512,10] b4096": ([784, 512, 512, 10], 4096),
 }
+# A network with almost no arithmetic: every op call, node, local rule and update of a
+# spiral step is still there, on matrices of a few entries.
+NEAR_EMPTY = ([2, 2, 2, 3], 4)
 LR = 0.1
 
 # How long each timing runs, (rounds, calls per round), in the quick smoke run and in
@@ -59,6 +63,7 @@ ROUNDS = {
     "forward mode, spiral": {"quick": (3, 5), "full": (41, 50)},
     "forward mode, Jacobian grid": {"quick": (3, 3), "full": (21, 10)},
     "census": {"quick": (3, 2), "full": (41, 20)},
+    "near-empty step": {"quick": (3, 5), "full": (41, 200)},
 }
 
 
@@ -340,6 +345,16 @@ def training_steps(quick, include_autograd):
     }
 
 
+def near_empty_step(quick, include_autograd):
+    """Median seconds per training step of every implementation on NEAR_EMPTY: what a
+    step costs besides its arithmetic, which no size of the arrays removes."""
+    warm_allocator()
+    return interleaved_medians(
+        implementations(*NEAR_EMPTY, include_autograd),
+        *rounds_for("near-empty step", quick),
+    )
+
+
 def forward_only(quick):
     """Median seconds of the spiral network's forward pass: NumPy, the engine under
     no_grad and recording."""
@@ -598,6 +613,14 @@ def report(results):
                 f"{t * 1e3:>15.3f} ms {t / base:>5.2f}x" for t in medians.values()
             )
         )
+    near_empty = results["near_empty_step_seconds"]
+    base = near_empty["numpy (by hand)"]
+    print(
+        f"\nnear-empty step {NEAR_EMPTY}:",
+        ", ".join(
+            f"{k} {v * 1e6:.1f} µs ({v / base:.2f}x)" for k, v in near_empty.items()
+        ),
+    )
     forward = results["forward_spiral_seconds"]
     print(
         "\nspiral forward:",
@@ -668,6 +691,11 @@ def report(results):
     )
 
 
+def utc_now():
+    """The time now, in UTC, to the second (ISO 8601)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -698,7 +726,7 @@ def main(argv=None):
         OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads
     )
 
-    load_at_start = os.getloadavg()
+    load_at_start, started = os.getloadavg(), utc_now()
     results = {
         "machine": {
             "python": platform.python_version(),
@@ -714,6 +742,9 @@ def main(argv=None):
         "training_step_seconds": training_steps(
             args.quick, include_autograd=not args.no_autograd
         ),
+        "near_empty_step_seconds": in_fresh_process(
+            "near_empty_step", args.quick, not args.no_autograd
+        ),
         "forward_spiral_seconds": in_fresh_process("forward_only", args.quick),
         "memory": in_fresh_process("memory", args.quick),
         "width_sweep_seconds": in_fresh_process("width_sweep", args.quick),
@@ -723,6 +754,7 @@ def main(argv=None):
     }
     # 1, 5 and 15 minute load averages: other work on the machine during the run
     results["load_average"] = {"start": load_at_start, "end": os.getloadavg()}
+    results["utc"] = {"start": started, "end": utc_now()}  # when the run was made
     report(results)
     output = args.output or (
         None if args.quick else ROOT / "benchmarks" / "results.json"

@@ -22,6 +22,12 @@ def test_quick_benchmark_runs_and_reports_every_measurement(tmp_path):
             "torch eager f32",
         } <= set(medians), net
         assert all(t > 0 for t in medians.values())
+    near_empty = results["near_empty_step_seconds"]
+    assert set(results["training_step_seconds"]["spiral [2,64,64,3] b300"]) == set(
+        near_empty
+    ) and all(t > 0 for t in near_empty.values())
+    assert "near-empty step" in printed
+    assert results["utc"]["start"] <= results["utc"]["end"]
     assert set(results["forward_spiral_seconds"]) == {
         "numpy (by hand)",
         "engine, no_grad",
@@ -45,3 +51,6 @@ def test_stored_results_are_a_full_run():
     assert stored["quick"] is False
     assert set(stored["deep_chain_seconds_per_node"]) == {"1000", "10000", "100000"}
     assert len(stored["width_sweep_seconds"]) == 6
+    assert set(stored["near_empty_step_seconds"]) == set(
+        stored["training_step_seconds"]["spiral [2,64,64,3] b300"]
+    )
