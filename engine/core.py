@@ -291,6 +291,7 @@ class Op:
                                for x, a in zip(inputs, arrays))
             if params:
                 params = {name: kept(value) for name, value in params.items()}
+            out.data.setflags(write=False)  # later rules read it: no one's to edit
             out.requires_grad = True
             out.op, out.inputs, out.arrays, out.params = self, inputs, arrays, params
             out.parents, out.positions = tuple(parents), tuple(positions)

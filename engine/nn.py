@@ -57,11 +57,18 @@ def nll_vjp(g, out, log_probs, targets):
 
 
 def linear_forward(x, W, b):
-    """x @ W + b for a matrix W (in, out): one row of x, or any batch of rows."""
+    """x @ W + b for a matrix W (in, out): one row of x, or any batch of rows; b
+    broadcasts to the shape of x @ W (a bias (out,) is added to every row)."""
     if np.ndim(W) != 2:
         raise ValueError(
             f"linear: W must be a matrix (in, out), got shape {np.shape(W)}")
-    return matmul_forward(x, W) + b
+    products = matmul_forward(x, W)
+    out = products + b
+    if out.shape != products.shape:     # b would add rows that x does not have
+        raise ValueError(
+            f"linear: b of shape {np.shape(b)} must broadcast to the shape "
+            f"{products.shape} of x @ W, not stretch it to {out.shape}")
+    return out
 
 
 def linear_dx(g, out, x, W, b):

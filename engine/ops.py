@@ -62,7 +62,7 @@ def power_vjp(g, out, x, exponent):
     nan = np.isnan(value_of(out))                # where xᵖ is NaN, so is its slope,
     if exponent == 1 or not nan.any():           # but x¹'s is 1 (NaN⁰ = 1)
         return slope
-    return slope + np.where(nan, np.nan, 0.0)
+    return slope + np.where(nan, np.nan, -0.0)    # s + (-0.0) is s, even s = -0.0
 
 
 power = Op("power", lambda x, exponent: np.power(x, exponent), power_vjp,

@@ -5,7 +5,7 @@ the forward pass saw, whatever the caller does to their array afterwards."""
 import numpy as np
 import pytest
 
-from engine import conv2d, cross_entropy, grad, Tensor
+from engine import conv2d, cross_entropy, grad, no_grad, Tensor, topological_order
 from engine.nn import attention, layer_norm, linear, log_softmax, nll
 from engine.ops import scatter_add
 
@@ -211,3 +211,31 @@ def test_read_only_arrays_of_their_own_are_not_copied():
     key = np.array([0, 1])
     key.setflags(write=False)
     assert x[key].params["key"] is key
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_every_recorded_result_is_read_only(name):
+    # a later node's rule may read any result: none can be edited in place
+    loss, c = CASES[name]
+    out = loss(Tensor(X.copy()), c)
+    results = [node for node in topological_order(out) if node.op is not None]
+    assert results and not any(node.data.flags.writeable for node in results)
+
+
+def test_editing_a_result_in_place_is_refused_and_the_gradient_stays_right():
+    x = Tensor([1.0, 2.0, 3.0])
+    z = x * 2.0
+    y = (z * z).sum()
+    for edit in (z.data, z.detach().data, z.reshape((3,)).data, z[1:].data):
+        with pytest.raises(ValueError, match="read-only"):
+            edit[...] = 0.0
+    y.backward()
+    np.testing.assert_array_equal(x.grad, 8.0 * np.array([1.0, 2.0, 3.0]))  # 2z * 2
+
+
+def test_results_computed_under_no_grad_stay_writeable():
+    x = Tensor([1.0, 2.0])
+    with no_grad():
+        z = x * 2.0
+    z.data[0] = 5.0  # a constant, recorded nowhere: its owner's to edit
+    assert z.data.tolist() == [5.0, 4.0]

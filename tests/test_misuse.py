@@ -21,7 +21,7 @@ from engine import (
     Tensor,
     topological_order,
 )
-from engine.nn import conv2d, max_pool2d
+from engine.nn import conv2d, linear, max_pool2d
 from engine.viz import draw
 
 
@@ -211,6 +211,21 @@ CASES = {  # name: (call, exception, a regex the message must match)
         lambda: MLP([2, 3])(np.ones((4, 5))),
         ValueError,
         r"linear: matmul: shapes \(4, 5\) and \(2, 3\)",
+    ),
+    "linear, a bias that adds rows": (
+        lambda: linear(
+            Tensor(np.ones(3)), Tensor(np.ones((3, 2))), Tensor(np.ones((5, 2)))
+        ),
+        ValueError,
+        r"linear: b of shape \(5, 2\) must broadcast to the shape \(2,\) of x @ W, "
+        r"not stretch it to \(5, 2\)",
+    ),
+    "linear, a bias with batch axes of its own": (
+        lambda: linear(
+            np.ones((4, 3)), Tensor(np.ones((3, 2))), Tensor(np.ones((2, 4, 2)))
+        ),
+        ValueError,
+        r"linear: b of shape \(2, 4, 2\) .* \(4, 2\) of x @ W",
     ),
     "cross_entropy, labels (N, 1)": (
         lambda: cross_entropy(x, [[0], [1]]),

@@ -275,3 +275,21 @@ def test_max_forward_rule_selects(tangent):
         lambda v: v.max(dim=0).values, (torch_of(x),), (torch_of(t),)
     )
     assert agree(ours, theirs.numpy()).all()
+
+
+@pytest.mark.parametrize("exponent", [2, 3, -1, -2])
+def test_power_keeps_the_sign_of_a_zero_slope_beside_a_nan(exponent):
+    # the NaN guard of power's rule adds an array to the slope: it must not turn a -0.0
+    # slope elsewhere into +0.0 (PyTorch keeps the sign)
+    values = [np.nan, -0.0, 0.0, -np.inf, np.inf, -1.0]
+    x = Tensor(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        (x**exponent).sum().backward()
+    t = torch_of(values, requires_grad=True)
+    (t**exponent).sum().backward()
+    theirs = t.grad.numpy()
+    assert agree(x.grad, theirs).all()
+    zeros = theirs == 0
+    assert zeros.any()
+    assert np.array_equal(np.signbit(x.grad[zeros]), np.signbit(theirs[zeros]))
